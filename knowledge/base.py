@@ -1,0 +1,213 @@
+"""Load and query the knowledge base (the TOML files in ``knowledge/data``).
+
+``load()`` returns one cached :class:`KnowledgeBase`. A data file that does not
+validate raises :class:`KnowledgeError` naming the file and the path of the bad
+field (``models.toml: model[3].variants[0].weights_gb: ...``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import resources
+from typing import TypeVar
+
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel, ValidationError
+
+from qlint.knowledge.models import (
+    EnvVar,
+    FaqEntry,
+    FlagSpec,
+    Hardware,
+    Model,
+    ModelVariant,
+    Recipe,
+    Release,
+    SubConfig,
+)
+
+T = TypeVar("T", bound=BaseModel)
+
+MAIN = "main"
+"""The development branch; compares above every release."""
+
+
+class KnowledgeError(Exception):
+    """A knowledge data file is missing or invalid. The message names file and field."""
+
+
+def parse_version(tag: str) -> Version:
+    """``v0.23.0rc1`` -> Version('0.23.0rc1'); ``main`` -> a version above all releases.
+
+    Raises InvalidVersion for anything else.
+    """
+    if tag == MAIN:
+        return Version("9999")
+    return Version(tag.removeprefix("v"))
+
+
+def version_in(tag: str, since: str | None = None, until: str | None = None) -> bool:
+    """True when ``since <= tag < until`` (either bound may be None)."""
+    version = parse_version(tag)
+    if since is not None and version < parse_version(since):
+        return False
+    if until is not None and version >= parse_version(until):
+        return False
+    return True
+
+
+def _load_records(filename: str, key: str, model: type[T]) -> list[T]:
+    try:
+        text = resources.files("qlint.knowledge.data").joinpath(filename).read_bytes()
+    except FileNotFoundError as error:
+        raise KnowledgeError(f"{filename}: missing knowledge file") from error
+    try:
+        raw = tomllib.loads(text.decode("utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise KnowledgeError(f"{filename}: {error}") from error
+    records = []
+    for index, item in enumerate(raw.get(key, [])):
+        try:
+            records.append(model.model_validate(item))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise KnowledgeError(f"{filename}: {key}[{index}].{where}: {first['msg']}") from None
+    return records
+
+
+def _basename(reference: str) -> str:
+    return reference.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+@dataclass
+class ModelMatch:
+    """A model named in a script, resolved against the knowledge."""
+
+    model: Model
+    variant: ModelVariant | None
+    matched: str  # the spelling that matched
+
+
+@dataclass
+class KnowledgeBase:
+    """All knowledge records, with lookups used by rules, generator and docs."""
+
+    hardware: list[Hardware]
+    models: list[Model]
+    releases: list[Release]
+    flags: list[FlagSpec]
+    sub_configs: list[SubConfig]
+    env_vars: list[EnvVar]
+    faqs: list[FaqEntry]
+    recipes: list[Recipe]
+    _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for model in self.models:
+            self._alias_index.setdefault(model.id.lower(), (model, None))
+            for variant in model.variants:
+                for alias in [variant.name, *variant.aliases]:
+                    self._alias_index[_basename(alias)] = (model, variant)
+                    self._alias_index[alias.lower()] = (model, variant)
+
+    # -- models ----------------------------------------------------------
+    def match_model(self, reference: str) -> ModelMatch | None:
+        """Resolve a model id, ModelScope/HF id or local path to a known model.
+
+        Exact alias matches win; otherwise the longest model id that prefixes the
+        path's last component (``Qwen3.6-27B-w8a8-foo`` -> Qwen3.6-27B).
+        """
+        lowered = reference.lower()
+        base = _basename(reference)
+        for key in (lowered, base):
+            if key in self._alias_index:
+                model, variant = self._alias_index[key]
+                return ModelMatch(model, variant, reference)
+        candidates = [m for m in self.models if base.startswith(m.id.lower())]
+        if not candidates:
+            return None
+        model = max(candidates, key=lambda m: len(m.id))
+        variant = None
+        quantized = any(tag in base for tag in ("w8a8", "int8"))
+        mtp = "mtp" in base.removeprefix(model.id.lower())
+        for candidate in model.variants:
+            if (candidate.quantization == "w8a8") == quantized and candidate.mtp_head == mtp:
+                variant = candidate
+                break
+        return ModelMatch(model, variant, reference)
+
+    def model(self, model_id: str) -> Model:
+        for model in self.models:
+            if model.id == model_id:
+                return model
+        raise KeyError(model_id)
+
+    # -- hardware and versions ------------------------------------------
+    def hardware_by_id(self, hardware_id: str) -> Hardware:
+        for item in self.hardware:
+            if item.id == hardware_id:
+                return item
+        raise KeyError(hardware_id)
+
+    @cached_property
+    def latest_stable(self) -> Release:
+        stable = [r for r in self.releases if r.stable]
+        return max(stable, key=lambda r: parse_version(r.tag))
+
+    def known_release(self, tag: str) -> bool:
+        return tag == MAIN or any(r.tag == tag for r in self.releases)
+
+    # -- flags -----------------------------------------------------------
+    @cached_property
+    def flag_index(self) -> dict[str, FlagSpec]:
+        """Every spelling (long name, aliases) -> spec; names use dashes."""
+        index: dict[str, FlagSpec] = {}
+        for spec in self.flags:
+            index[spec.name] = spec
+            for alias in spec.aliases:
+                index[alias.replace("_", "-") if alias.startswith("--") else alias] = spec
+        return index
+
+    def sub_config(self, flag: str) -> SubConfig | None:
+        for item in self.sub_configs:
+            if item.flag == flag:
+                return item
+        return None
+
+    @cached_property
+    def env_index(self) -> dict[str, EnvVar]:
+        return {item.name: item for item in self.env_vars}
+
+    @cached_property
+    def faq_index(self) -> dict[str, FaqEntry]:
+        return {item.id: item for item in self.faqs}
+
+    def recipes_for(self, model_id: str, hardware_id: str) -> list[Recipe]:
+        return [r for r in self.recipes if r.model == model_id and r.hardware == hardware_id]
+
+
+@lru_cache(maxsize=1)
+def load() -> KnowledgeBase:
+    """Load, validate and cache the knowledge base.
+
+    Raises KnowledgeError when a file is missing or a field is invalid.
+    """
+    base = KnowledgeBase(
+        hardware=_load_records("hardware.toml", "hardware", Hardware),
+        models=_load_records("models.toml", "model", Model),
+        releases=_load_records("releases.toml", "release", Release),
+        flags=_load_records("serve_flags.toml", "flag", FlagSpec),
+        sub_configs=_load_records("sub_configs.toml", "sub_config", SubConfig),
+        env_vars=_load_records("env_vars.toml", "env", EnvVar),
+        faqs=_load_records("faq.toml", "faq", FaqEntry),
+        recipes=_load_records("recipes.toml", "recipe", Recipe),
+    )
+    for release in base.releases:
+        try:
+            parse_version(release.tag)
+        except InvalidVersion as error:
+            raise KnowledgeError(f"releases.toml: bad tag {release.tag!r}") from error
+    return base

@@ -1,0 +1,231 @@
+"""Pydantic models for qlint's knowledge base.
+
+Every record that states a fact carries ``sources``: a non-empty list of
+citations. A citation is one of
+
+* a seed tutorial and section: ``001_1f87ed2ec95407d6.txt section 9.1``
+* a source file at a release: ``vllm-ascend@v0.23.0:vllm_ascend/platform.py L689-710``
+  or ``vllm@v0.23.0:vllm/engine/arg_utils.py L1860`` (``@main`` for the main branch)
+* a public report: ``vllm-ascend#7944`` or a handed case ``case-14``
+* the project's reference notes: ``vllm_ascend_facts.md section 4.6``
+
+Where two sources disagree the record says so in ``disagreement`` (both
+languages) and names the one the rules follow.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_CITATION = re.compile(
+    r"^("
+    r"\d{3}_[0-9a-f]{16}\.txt section [\w.\-]+.*"  # seed file + section
+    r"|(vllm-ascend|vllm)@[\w.\-]+:[\w./\-]+.*"  # source path at a release
+    r"|(vllm-ascend|vllm)#\d+.*"  # public issue / PR
+    r"|case-\d\d.*"  # handed case rebuilt from a public report
+    r"|vllm_ascend_facts\.md section [\d.]+.*"  # project reference notes
+    r")$"
+)
+
+
+def _check_sources(sources: list[str]) -> list[str]:
+    if not sources:
+        raise ValueError("at least one source citation is required")
+    for citation in sources:
+        if not _CITATION.match(citation):
+            raise ValueError(
+                f"citation {citation!r} is not a seed section, a source path at a release, "
+                "an issue (vllm-ascend#N), a case (case-NN) or a reference-notes section"
+            )
+    return sources
+
+
+class Strict(BaseModel):
+    """Base for knowledge records: unknown keys are errors, values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Text(Strict):
+    """A sentence in both languages. Both are required and must be non-empty."""
+
+    en: str = Field(min_length=1)
+    zh: str = Field(min_length=1)
+
+
+class Cited(Strict):
+    """A record that states a fact and so must cite where it comes from."""
+
+    sources: list[str]
+    disagreement: Text | None = None
+
+    @field_validator("sources")
+    @classmethod
+    def _sources_are_citations(cls, value: list[str]) -> list[str]:
+        return _check_sources(value)
+
+
+class Hardware(Cited):
+    """An Ascend server or card family.
+
+    ``hbm_gb`` is the HBM of one NPU in GB (10^9 bytes) as the vendor states it.
+    """
+
+    id: Literal["a2", "a3", "310p"]
+    names: list[str] = Field(min_length=1)
+    npus_per_node: int = Field(gt=0)
+    hbm_gb: int = Field(gt=0)
+    dtypes: list[Literal["bfloat16", "float16", "float32"]]
+    image_suffix: str  # "" for A2, "-a3", "-310p"
+    device_nodes: str  # e.g. "/dev/davinci[0-7]"
+    supports_pd: bool
+    supports_dp: bool
+
+
+class ModelVariant(Cited):
+    """One downloadable checkpoint of a model (BF16 or W8A8, with or without MTP head).
+
+    ``weights_gb`` is the approximate size of the weight files in GB (10^9 bytes).
+    ``aliases`` are the spellings a script may use: ModelScope ids
+    (``Eco-Tech/...``), HF-style ids and local directory basenames; matching is
+    case-insensitive on the last path component.
+    """
+
+    name: str
+    quantization: Literal["bf16", "w8a8"]
+    weights_gb: float = Field(gt=0)
+    mtp_head: bool
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Model(Cited):
+    """A model architecture and its facts.
+
+    ``max_model_len`` is in tokens. ``num_experts`` is the number of routed
+    experts (0 for dense models). ``hybrid`` means GDN (linear attention) layers
+    mixed with full-attention layers, as in Qwen3.5/3.6 and Qwen3-Next.
+    ``first_vllm_ascend`` / ``first_vllm_ascend_310p`` are the first releases
+    that support the model (None: not supported there / unknown).
+    """
+
+    id: str
+    family: str
+    moe: bool
+    hybrid: bool
+    max_model_len: int = Field(gt=0)
+    num_attention_heads: int | None = Field(default=None, gt=0)
+    num_key_value_heads: int | None = Field(default=None, gt=0)
+    num_hidden_layers: int | None = Field(default=None, gt=0)
+    num_experts: int = Field(default=0, ge=0)
+    mtp_method: str | None = None
+    first_vllm_ascend: str | None = None
+    first_vllm_ascend_310p: str | None = None
+    in_scope: bool = True  # False: known only so rules about other models stay correct
+    variants: list[ModelVariant] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _moe_has_experts(self) -> "Model":
+        if self.moe and self.num_experts == 0 and self.num_attention_heads is not None:
+            raise ValueError(f"MoE model {self.id} needs num_experts")
+        if not self.moe and self.num_experts:
+            raise ValueError(f"dense model {self.id} cannot have experts")
+        return self
+
+
+class Release(Cited):
+    """A vllm-ascend release (tag) and the vLLM version it pairs with."""
+
+    tag: str
+    date: str  # ISO date of the tag
+    vllm: str
+    stable: bool
+
+
+class FlagSpec(Cited):
+    """A command-line option of ``vllm serve`` (vLLM ``EngineArgs`` / frontend args).
+
+    ``type``: ``int``, ``float``, ``str``, ``bool`` (a store-true switch, with a
+    ``--no-`` form when ``negatable``), ``json`` (a JSON object or dotted
+    sub-keys) or ``choice`` (one of ``choices``). Underscores in names are
+    accepted as dashes by vLLM, so names are stored with dashes only.
+    """
+
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    type: Literal["int", "float", "str", "bool", "json", "choice", "list"]
+    choices: list[str] = Field(default_factory=list)
+    negatable: bool = False
+    removed_in: str | None = None
+    added_in: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _dashed(cls, value: str) -> str:
+        if not value.startswith("--") or "_" in value:
+            raise ValueError(f"flag name {value!r} must start with -- and use dashes only")
+        return value
+
+
+class SubConfigKey(Cited):
+    """A key of a JSON sub-config (``--speculative-config`` etc.)."""
+
+    key: str
+    type: Literal["int", "float", "str", "bool", "dict", "list", "any"]
+    choices: list[str] = Field(default_factory=list)
+    removed_in: str | None = None
+    added_in: str | None = None
+
+
+class SubConfig(Cited):
+    """A JSON-valued flag and the keys vLLM / vllm-ascend read from it.
+
+    ``closed`` is True when unknown keys are a startup error (pydantic
+    ``extra="forbid"`` in vLLM); False when they are silently ignored.
+    """
+
+    flag: str
+    closed: bool
+    keys: list[SubConfigKey]
+
+
+class EnvVar(Cited):
+    """An environment variable read by vLLM, vllm-ascend, HCCL or CANN."""
+
+    name: str
+    owner: Literal["vllm", "vllm-ascend", "hccl", "cann", "torch-npu", "system", "mooncake"]
+    meaning: Text
+    removed_in: str | None = None
+    deprecated_in: str | None = None
+    replacement: str | None = None
+
+
+class FaqEntry(Cited):
+    """A FAQ entry that findings link to. ``id`` is qlint's stable anchor."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: Text
+    url: str
+
+
+class Recipe(Cited):
+    """A recommended configuration from a tutorial's tuning table.
+
+    Lengths are in tokens; ``max_num_seqs`` is per DP group.
+    """
+
+    model: str
+    hardware: Literal["a2", "a3", "310p"]
+    scenario: Literal["high-throughput", "low-latency", "long-context"]
+    quantization: Literal["bf16", "w8a8"]
+    nodes: int = 1
+    tp: int = Field(gt=0)
+    dp: int = Field(gt=0)
+    max_num_seqs: int | None = None
+    max_model_len: int | None = None
+    max_num_batched_tokens: int | None = None
+    mtp_tokens: int = 0
+    prefix_caching: bool | None = None
+    enable_expert_parallel: bool = False

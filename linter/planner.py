@@ -1,0 +1,433 @@
+"""Turn a parsed script into a LaunchPlan: recognise commands and read their options.
+
+Option spellings follow vLLM's ``FlexibleArgumentParser``: ``_`` and ``-`` are
+the same in a flag name up to the first ``.`` (``vllm@v0.23.0:vllm/utils/argparse_utils.py
+L302-320``), ``--flag=value`` and ``--flag value`` are equivalent, ``--no-X``
+negates a boolean ``X``, and ``--json-flag.key value`` sets one JSON sub-key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from qlint.knowledge.base import KnowledgeBase
+from qlint.knowledge.images import parse_image
+from qlint.linter.jsonspan import key_offsets
+from qlint.linter.shell import ParsedScript, SimpleCommand, Word
+from qlint.linter.source import SourceText
+from qlint.rules.plan import (
+    ClientCommand,
+    Command,
+    Directive,
+    DockerRun,
+    EnvSetting,
+    JsonValue,
+    LauncherCommand,
+    LaunchPlan,
+    Option,
+    ProxyCommand,
+    ServeCommand,
+    Span,
+    Value,
+)
+
+_WRAPPERS = {"nohup", "exec", "time", "nice", "stdbuf", "setsid"}
+_WRAPPERS_WITH_ARG = {"timeout": 1, "taskset": 2, "numactl": None}
+_API_SERVER_MODULES = {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"}
+_DIRECTIVE = re.compile(r"^#\s*qlint:\s*(?P<body>.*)$")
+_DOCKER_SWITCHES = {"--rm", "-it", "-ti", "-i", "-t", "-d", "--privileged", "--init", "--detach", "--interactive", "--tty"}
+
+
+def _value(word: Word) -> Value:
+    return Value(text=word.value, span=word.span, raw=word.raw, symbols=list(word.symbols))
+
+
+def _sub_span(source: SourceText, word: Word, start: int, end: int) -> Span | None:
+    """Span of characters [start, end) of a word's value, when the mapping is 1:1."""
+    if word.content_start is None:
+        return None
+    begin = source.offset_after_chars(word.content_start, start)
+    finish = source.offset_after_chars(begin, end - start)
+    return source.span(begin, finish)
+
+
+def _strip_wrappers(words: list[Word]) -> list[Word]:
+    index = 0
+    while index < len(words):
+        name = (words[index].value or "").rsplit("/", 1)[-1]
+        if name in _WRAPPERS:
+            index += 1
+        elif name == "env":
+            index += 1
+            while index < len(words) and "=" in (words[index].value or "") and not (words[index].value or "").startswith("-"):
+                index += 1
+        elif name in _WRAPPERS_WITH_ARG:
+            count = _WRAPPERS_WITH_ARG[name]
+            index += 1
+            if count is None:  # numactl: skip its options
+                while index < len(words) and (words[index].value or "").startswith("-"):
+                    index += 1
+            else:
+                index += count
+        else:
+            break
+    return words[index:]
+
+
+class Planner:
+    """Builds LaunchPlans using the knowledge's flag table."""
+
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self.flag_index = kb.flag_index
+        self.long_names = sorted({spec.name for spec in kb.flags})
+
+    # -- options -------------------------------------------------------------
+    def resolve_flag(self, spelled: str) -> tuple[str, bool, bool]:
+        """Return (canonical name, negated, known) for a written flag (no value, no dots)."""
+        if spelled.startswith("--"):
+            name = "--" + spelled[2:].replace("_", "-")
+        else:
+            name = spelled
+        spec = self.flag_index.get(name)
+        if spec is not None:
+            return spec.name, False, True
+        if name.startswith("--no-"):
+            positive = self.flag_index.get("--" + name[5:])
+            if positive is not None and positive.negatable:
+                return positive.name, True, True
+        if name.startswith("--") and len(name) > 3:
+            matches = [long for long in self.long_names if long.startswith(name)]
+            if len(matches) == 1:  # argparse accepts unambiguous prefixes
+                return matches[0], False, True
+        return name, False, False
+
+    def read_options(
+        self, source: SourceText, words: list[Word]
+    ) -> tuple[list[Option], list[Value]]:
+        options: list[Option] = []
+        positionals: list[Value] = []
+        index = 0
+        while index < len(words):
+            word = words[index]
+            text = word.value
+            if text is None or not text.startswith("-") or text == "-" or _is_number(text):
+                positionals.append(_value(word))
+                index += 1
+                continue
+            head, has_inline, inline = text.partition("=")
+            sub_key = None
+            if head.startswith("--") and "." in head:
+                head, sub_key = head.split(".", 1)
+            name, negated, known = self.resolve_flag(head)
+            spec = self.flag_index.get(name) if known else None
+            written = text.partition("=")[0]
+            name_span = _sub_span(source, word, 0, len(written)) if has_inline else word.span
+            name_span = name_span or word.span
+            value: Value | None = None
+            consumed = 1
+            if has_inline:
+                span = _sub_span(source, word, len(text) - len(inline), len(text)) or word.span
+                value = Value(text=inline, span=span, raw=inline)
+            elif spec is not None and spec.type == "bool":
+                value = None
+            elif sub_key is not None and sub_key.endswith("+"):
+                value = _value(words[index + 1]) if index + 1 < len(words) else None
+                consumed = 2 if value else 1
+            elif index + 1 < len(words) and (
+                spec is not None or not (words[index + 1].value or "x").startswith("-")
+            ):
+                value = _value(words[index + 1])
+                consumed = 2
+            end_span = value.span if value is not None else word.span
+            option = Option(
+                name=name,
+                spelled=head if sub_key is None else f"{head}.{sub_key}",
+                span=Span(word.span.line, word.span.column, end_span.end_line, end_span.end_column),
+                name_span=name_span,
+                value=value,
+                negated=negated,
+                known=known,
+            )
+            if spec is not None and spec.type == "json" and value is not None:
+                value_word = words[index + 1] if consumed == 2 else word
+                self._read_json(source, option, value_word, sub_key, inline_offset=len(text) - len(inline) if has_inline else 0)
+            options.append(option)
+            index += consumed
+        return options, positionals
+
+    def _read_json(
+        self, source: SourceText, option: Option, word: Word, sub_key: str | None, inline_offset: int
+    ) -> None:
+        assert option.value is not None
+        text = option.value.text
+        if text is None:
+            return
+        if sub_key is not None:
+            key = sub_key.rstrip("+")
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = text
+            option.json = JsonValue(data=_nest(key, parsed), key_spans={key: option.value.span})
+            return
+        stripped = text.strip()
+        if not stripped.startswith(("{", "[")):
+            # vLLM also accepts a bare level for --compilation-config (e.g. "0" or "3")
+            if stripped.lstrip("-").isdigit():
+                option.json = JsonValue(data={"level": int(stripped)})
+                return
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            option.json_error = f"invalid JSON in {option.spelled}: {error.msg}"
+            option.json_error_span = _sub_span(source, word, inline_offset + error.pos, inline_offset + error.pos + 1) or option.value.span
+            return
+        spans: dict[str, Span] = {}
+        if isinstance(data, dict):
+            for key, (start, end) in key_offsets(text).items():
+                span = _sub_span(source, word, inline_offset + start, inline_offset + end)
+                if span is not None:
+                    spans[key] = span
+        option.json = JsonValue(data=data, key_spans=spans)
+
+    # -- commands ------------------------------------------------------------
+    def command(self, source: SourceText, simple: SimpleCommand) -> Command | None:
+        words = _strip_wrappers(simple.words)
+        if not words:
+            return None
+        env = {
+            name: EnvSetting(
+                name=name,
+                value=_value(assignment.word) if assignment.word is not None else None,
+                span=assignment.span,
+                exported=assignment.exported,
+            )
+            for name, assignment in simple.env.items()
+        }
+        argv = [_value(w) for w in words]
+        program = (words[0].value or "").rsplit("/", 1)[-1]
+        rest = words[1:]
+        if program == "vllm" and rest and rest[0].value == "serve":
+            return self._serve(source, simple, env, argv, rest[1:])
+        if program == "vllm" and len(rest) >= 2 and rest[0].value == "bench":
+            return self._bench(source, simple, env, argv, rest[2:])
+        if program.startswith("python") and len(rest) >= 2 and rest[0].value == "-m" and rest[1].value in _API_SERVER_MODULES:
+            return self._serve(source, simple, env, argv, rest[2:])
+        if program.startswith("python") and rest:
+            script = (rest[0].value or "").rsplit("/", 1)[-1]
+            if script == "launch_online_dp.py":
+                options, _ = self._plain_options(rest[1:], multi=False)
+                return LauncherCommand(kind="launcher", span=simple.span, env=env, argv=argv,
+                                       options={k: v[0] for k, v in options.items()})
+            if script.startswith("load_balance_proxy") and script.endswith(".py"):
+                options, _ = self._plain_options(rest[1:], multi=True)
+                return ProxyCommand(kind="proxy", span=simple.span, env=env, argv=argv,
+                                    layerwise="layerwise" in script, options=options)
+        if program == "curl":
+            return self._curl(source, simple, env, argv, rest)
+        if program == "lm_eval":
+            return self._lm_eval(source, simple, env, argv, rest)
+        if program == "docker" and rest and rest[0].value == "run":
+            return self._docker(simple, env, argv, rest[1:])
+        return Command(kind="other", span=simple.span, env=env, argv=argv)
+
+    def _serve(self, source, simple, env, argv, words) -> ServeCommand:
+        options, positionals = self.read_options(source, words)
+        command = ServeCommand(kind="serve", span=simple.span, env=env, argv=argv,
+                               all_options=options, positionals=positionals)
+        for option in options:
+            previous = command.options.get(option.name)
+            if previous is not None and previous.json is not None and option.json is not None and "." in option.spelled:
+                merged = dict(previous.json.data) if isinstance(previous.json.data, dict) else {}
+                merged.update(option.json.data)
+                option.json = JsonValue(data=merged, key_spans={**previous.json.key_spans, **option.json.key_spans})
+            command.options[option.name] = option
+        if positionals:
+            command.model = positionals[0]
+        elif "--model" in command.options and command.options["--model"].value is not None:
+            command.model = command.options["--model"].value
+        return command
+
+    def _plain_options(self, words: list[Word], multi: bool) -> tuple[dict[str, list[Value]], list[Value]]:
+        options: dict[str, list[Value]] = {}
+        positionals: list[Value] = []
+        current: str | None = None
+        for word in words:
+            text = word.value or ""
+            if text.startswith("--"):
+                head, has_inline, inline = text.partition("=")
+                current = head.replace("_", "-")
+                options.setdefault(current, [])
+                if has_inline:
+                    options[current].append(Value(inline, word.span, raw=inline))
+                    current = None
+                continue
+            if current is not None:
+                options[current].append(_value(word))
+                if not multi:
+                    current = None
+            else:
+                positionals.append(_value(word))
+        return options, positionals
+
+    def _bench(self, source, simple, env, argv, words) -> ClientCommand:
+        options, _ = self._plain_options(words, multi=False)
+        chosen = options.get("--served-model-name") or options.get("--model") or []
+        return ClientCommand(kind="client", span=simple.span, env=env, argv=argv,
+                             model_name=chosen[0] if chosen else None, tool="vllm-bench")
+
+    def _curl(self, source, simple, env, argv, words) -> ClientCommand:
+        model_name = None
+        for index, word in enumerate(words[:-1]):
+            if word.value in ("-d", "--data", "--data-raw", "--data-binary", "--json"):
+                body = words[index + 1]
+                if body.value is None:
+                    continue
+                try:
+                    data = json.loads(body.value)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and isinstance(data.get("model"), str):
+                    span = body.span
+                    offsets = key_offsets(body.value)
+                    if "model" in offsets:
+                        start, end = offsets["model"]
+                        span = _sub_span(source, body, start, end) or body.span
+                    model_name = Value(data["model"], span, raw=data["model"])
+        return ClientCommand(kind="client", span=simple.span, env=env, argv=argv,
+                             model_name=model_name, tool="curl")
+
+    def _lm_eval(self, source, simple, env, argv, words) -> ClientCommand:
+        options, _ = self._plain_options(words, multi=False)
+        model_name = None
+        for value in options.get("--model-args", []):
+            if value.text is None:
+                continue
+            for part in value.text.split(","):
+                key, _, item = part.partition("=")
+                if key.strip() == "model":
+                    model_name = Value(item.strip(), value.span, raw=item)
+        return ClientCommand(kind="client", span=simple.span, env=env, argv=argv,
+                             model_name=model_name, tool="lm_eval")
+
+    def _docker(self, simple, env, argv, words) -> DockerRun:
+        image = None
+        devices: list[Value] = []
+        index = 0
+        while index < len(words):
+            text = words[index].value
+            if text is None and image is None and index > 0:
+                image = _value(words[index])
+                break
+            text = text or ""
+            if text.startswith("-"):
+                head, has_inline, inline = text.partition("=")
+                if head in ("--device",):
+                    if has_inline:
+                        devices.append(Value(inline, words[index].span, raw=inline))
+                    elif index + 1 < len(words):
+                        devices.append(_value(words[index + 1]))
+                if has_inline or head in _DOCKER_SWITCHES:
+                    index += 1
+                else:
+                    index += 2
+                continue
+            image = _value(words[index])
+            break
+        return DockerRun(kind="docker", span=simple.span, env=env, argv=argv, image=image, devices=devices)
+
+
+def _nest(dotted: str, value):
+    result = value
+    for part in reversed(dotted.split(".")):
+        result = {part: result}
+    return result
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
+    """Build the LaunchPlan of a parsed script (no I/O, no execution)."""
+    planner = Planner(kb)
+    source = parsed.source
+    plan = LaunchPlan(path=source.path, unsets=dict(parsed.unsets))
+    for simple in parsed.commands:
+        command = planner.command(source, simple)
+        if command is not None:
+            plan.commands.append(command)
+    seen: set[tuple[int, int]] = set()
+    candidates = [a.word for a in parsed.assignments if a.word is not None]
+    candidates += [w for c in parsed.commands for w in c.words]
+    for word in candidates:
+        if word.value and "vllm-ascend:" in word.value and parse_image(word.value):
+            key = (word.span.line, word.span.column)
+            if key not in seen:
+                seen.add(key)
+                plan.image_tags.append(_value(word))
+    for comment in parsed.comments:
+        text = comment.text
+        if plan.shebang is None and (text.startswith("#!") or text.startswith("#/")):
+            plan.shebang = (text, comment.span)
+        match = _DIRECTIVE.match(text)
+        if match:
+            settings = {}
+            for item in match.group("body").split():
+                key, _, value = item.partition("=")
+                settings[key.strip()] = value.strip()
+            plan.directives.append(Directive(settings=settings, span=comment.span))
+    code_lines = [c.span.line for c in parsed.commands] + [a.span.line for a in parsed.assignments]
+    code_lines += [span.line for span in parsed.unsets.values()]
+    plan.first_code_line = min(code_lines) if code_lines else None
+    plan.dangling_continuations = dangling_continuations(source)
+    for span in parsed.glued_redirects:
+        plan.glued_redirects.append((source.line_text(span.line)[span.column - 1 : span.end_column - 1]
+                                     if span.line == span.end_line else "", span))
+    return plan
+
+
+def dangling_continuations(source: SourceText) -> list[Span]:
+    """Spans of line-continuation backslashes followed by a blank line or end of file.
+
+    Only backslashes outside quotes count: the tree-sitter node covering the
+    backslash must not be a string, raw string, comment or heredoc.
+    """
+    from qlint.linter.shell import _parser  # the cached parser
+
+    data = source.data
+    found: list[Span] = []
+    start = 0
+    tree = None
+    while True:
+        index = data.find(b"\\\n", start)
+        crlf = data.find(b"\\\r\n", start)
+        if crlf != -1 and (index == -1 or crlf < index):
+            index, width = crlf, 3
+        else:
+            width = 2
+        if index == -1:
+            break
+        start = index + width
+        rest = data[start:]
+        next_line = rest.split(b"\n", 1)[0].strip()
+        if next_line and rest:
+            continue
+        if tree is None:
+            tree = _parser().parse(data)
+        node = tree.root_node.descendant_for_byte_range(index, index + 1)
+        inside = False
+        while node is not None:
+            if node.type in ("string", "raw_string", "comment", "heredoc_body", "ansi_c_string"):
+                inside = True
+                break
+            node = node.parent
+        if not inside:
+            found.append(source.span(index, index + 1))
+    return found

@@ -1,0 +1,94 @@
+"""Output formats: text (actionlint/ruff style) and the JSON contract.
+
+JSON contract (other tools depend on it): an array with one object per finding:
+``path, line, column, end_line, end_column`` (1-based), ``rule``, ``name``,
+``severity``, ``message``, ``fix`` (null or ``{"description", "replacement"}``),
+``sources`` (list of str), ``faq`` (null or URL). ``[]`` when clean.
+"""
+
+from __future__ import annotations
+
+import json
+
+from qlint.knowledge.base import KnowledgeBase
+from qlint.rules.base import Finding
+
+from qlint.linter.lint import LintResult
+
+
+def faq_url(kb: KnowledgeBase, faq_id: str | None) -> str | None:
+    """The public URL of a FAQ id, or None."""
+    if faq_id is None:
+        return None
+    entry = kb.faq_index.get(faq_id)
+    return entry.url if entry is not None else None
+
+
+def finding_dict(finding: Finding, kb: KnowledgeBase) -> dict:
+    """One finding as the JSON contract's object."""
+    fix = None
+    if finding.fix is not None:
+        fix = {"description": finding.fix.description, "replacement": finding.fix.replacement}
+    return {
+        "path": finding.path,
+        "line": finding.span.line,
+        "column": finding.span.column,
+        "end_line": finding.span.end_line,
+        "end_column": finding.span.end_column,
+        "rule": finding.rule.id,
+        "name": finding.rule.name,
+        "severity": finding.level,
+        "message": finding.message,
+        "fix": fix,
+        "sources": list(finding.rule.sources),
+        "faq": faq_url(kb, finding.rule.faq),
+    }
+
+
+def render_json(results: list[LintResult], kb: KnowledgeBase) -> str:
+    return json.dumps([finding_dict(f, kb) for r in results for f in r.findings], indent=2, ensure_ascii=False)
+
+
+_COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+_RESET = "\033[0m"
+
+
+def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = False) -> str:
+    """``path:line:col: severity QLnnn [name] message``, the line with a caret, fix and link."""
+    lines: list[str] = []
+    sources = {r.path: r.source for r in results if r.source is not None}
+    for result in results:
+        for finding in result.findings:
+            level = finding.level
+            shown = f"{_COLORS[level]}{level}{_RESET}" if color else level
+            lines.append(
+                f"{finding.path}:{finding.span.line}:{finding.span.column}: {shown} "
+                f"{finding.rule.id} [{finding.rule.name}] {finding.message}"
+            )
+            source = sources.get(finding.path or "")
+            if source is not None:
+                text = source.line_text(finding.span.line)
+                if text.strip():
+                    width = max(1, (finding.span.end_column - finding.span.column)
+                                if finding.span.end_line == finding.span.line else len(text) - finding.span.column + 1)
+                    lines.append(f"  | {text}")
+                    lines.append("  | " + " " * (finding.span.column - 1) + "^" + "~" * (width - 1))
+            if finding.fix is not None:
+                lines.append(f"  fix: {finding.fix.description}")
+            link = faq_url(kb, finding.rule.faq) or (finding.rule.sources[0] if finding.rule.sources else None)
+            if link:
+                lines.append(f"  see: {link}")
+    return "\n".join(lines)
+
+
+def summary(results: list[LintResult]) -> str:
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for result in results:
+        for finding in result.findings:
+            counts[finding.level] += 1
+    total = sum(counts.values())
+    files = len(results)
+    if total == 0:
+        return f"{files} file(s) checked, no problems"
+    return (f"{files} file(s) checked: {total} problem(s) "
+            f"({counts['error']} error, {counts['warning']} warning, {counts['info']} info)")

@@ -1,0 +1,95 @@
+"""Script bytes and the mapping from byte offsets to line/column spans."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from qlint.rules.plan import Span
+
+MAX_BYTES = 5 * 1024 * 1024
+"""Scripts larger than this (5 MiB) are refused: no launch script is that big."""
+
+
+class InputError(Exception):
+    """The input cannot be linted (binary, too large, not UTF-8, unreadable).
+
+    ``line``/``column`` locate the problem when there is one (1-based).
+    """
+
+    def __init__(self, message: str, line: int = 1, column: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class SourceText:
+    """The text of one script. ``data`` is UTF-8 bytes with line endings kept."""
+
+    path: str
+    data: bytes
+    _line_starts: list[int] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        for index, byte in enumerate(self.data):
+            if byte == 10:
+                starts.append(index + 1)
+        self._line_starts = starts
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> "SourceText":
+        """Check and wrap raw bytes.
+
+        Raises InputError for files over MAX_BYTES, files with NUL bytes
+        (binary) and invalid UTF-8 (with the line and column of the first bad byte).
+        """
+        if len(data) > MAX_BYTES:
+            raise InputError(f"file is {len(data)} bytes; qlint reads scripts up to {MAX_BYTES} bytes")
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            line = data.count(b"\n", 0, nul) + 1
+            column = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+            raise InputError("binary file (contains a NUL byte); not a shell script", line, column)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            offset = error.start
+            line = data.count(b"\n", 0, offset) + 1
+            column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+            raise InputError(f"not valid UTF-8 (byte 0x{data[offset]:02x})", line, column) from None
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        return cls(path=path, data=data)
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column in characters) of a byte offset."""
+        offset = max(0, min(offset, len(self.data)))
+        row = bisect.bisect_right(self._line_starts, offset) - 1
+        start = self._line_starts[row]
+        column = len(self.data[start:offset].decode("utf-8", "replace")) + 1
+        return row + 1, column
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(end)
+        return Span(line=line, column=column, end_line=end_line, end_column=end_column)
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line without its line ending."""
+        if line < 1 or line > len(self._line_starts):
+            return ""
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.data)
+        return self.data[start:end].decode("utf-8", "replace").rstrip("\r\n")
+
+    def offset_after_chars(self, start: int, chars: int) -> int:
+        """Byte offset reached by moving ``chars`` characters forward from ``start``."""
+        text = self.data[start:].decode("utf-8", "replace")
+        return start + len(text[:chars].encode("utf-8"))

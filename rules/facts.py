@@ -1,0 +1,368 @@
+"""Facts derived from a launch plan plus the knowledge (the graph's fact nodes).
+
+Each fact is a small function. An option the script leaves out is a *known*
+fact with vLLM's default (and says so in its origin); an option whose value
+is symbolic (``$7``) makes the fact unknown, so rules that need it are skipped.
+Defaults cited: ``vllm_ascend_facts.md section 5`` (vLLM 0.23.0 serve defaults).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qlint.knowledge.base import MAIN, KnowledgeBase, parse_version
+from qlint.knowledge.images import parse_image
+from qlint.rules.graph import Known, Scope, Unknown, fact
+from qlint.rules.plan import Option, ServeCommand
+
+HARDWARE_BY_SUFFIX = {"-a3": "a3", "-310p": "310p", None: "a2"}
+
+
+# -- helpers ------------------------------------------------------------------
+
+def _serve(scope: Scope) -> ServeCommand:
+    assert scope.serve is not None
+    return scope.serve
+
+
+def option_int(scope: Scope, name: str, default: Any) -> Known:
+    """An int option: its value, or ``default`` when absent. Unknown when symbolic/invalid."""
+    option = _serve(scope).opt(name)
+    if option is None or option.value is None:
+        return Known(default, f"default of {name}")
+    number = option.value.as_int()
+    if number is None:
+        raise Unknown(name)
+    return Known(number, f"{option.spelled} {number}", option.value.span)
+
+
+def option_json(scope: Scope, name: str) -> tuple[dict, Option] | None:
+    """A JSON option's object and the Option, None when absent; Unknown when unreadable."""
+    option = _serve(scope).opt(name)
+    if option is None:
+        return None
+    if option.json is None or not isinstance(option.json.data, dict):
+        raise Unknown(name)
+    return option.json.data, option
+
+
+# -- script facts -------------------------------------------------------------
+
+@fact("image_tag", scope="script")
+def image_tag(scope: Scope):
+    """The vllm-ascend image (tag, suffix) the script names, last one wins."""
+    for value in reversed(scope.plan.image_tags):
+        parsed = parse_image(value.text or "")
+        if parsed is not None:
+            return Known(parsed, f"image {value.text}", value.span)
+    return Known(None, "no vllm-ascend image in the script")
+
+
+@fact("hardware", requires=("image_tag",), scope="script")
+def hardware(scope: Scope):
+    """Hardware id: --hardware, a ``# qlint: hardware=`` directive, or the image suffix."""
+    if scope.settings.hardware:
+        return Known(scope.settings.hardware, "--hardware option")
+    for directive in scope.plan.directives:
+        if "hardware" in directive.settings:
+            return Known(directive.settings["hardware"].lower(), "qlint directive", directive.span)
+    image = scope.get("image_tag")
+    if image is not None:
+        tag, suffix = image
+        return Known(HARDWARE_BY_SUFFIX[suffix], f"image suffix {suffix or '(none: A2 image)'}")
+    raise Unknown("hardware")
+
+
+@fact("version", requires=("image_tag",), scope="script")
+def version(scope: Scope):
+    """vllm-ascend release: --vllm-ascend-version, directive, image tag, else latest stable."""
+    if scope.settings.version:
+        return Known(scope.settings.version, "--vllm-ascend-version option")
+    for directive in scope.plan.directives:
+        if "vllm-ascend" in directive.settings:
+            return Known(directive.settings["vllm-ascend"], "qlint directive", directive.span)
+    image = scope.get("image_tag")
+    if image is not None:
+        return Known(image[0], "image tag")
+    return Known(scope.kb.latest_stable.tag, "assumed: latest stable release")
+
+
+@fact("served_names", scope="script")
+def served_names(scope: Scope):
+    """Every model name the script's servers answer to (--served-model-name or model path)."""
+    names: list[str] = []
+    for command in scope.plan.serve_commands():
+        option = command.opt("--served-model-name")
+        if option is not None and option.value is not None:
+            if option.value.text is None:
+                raise Unknown("served_names")
+            names.append(option.value.text)
+            names.extend(v.text for v in command.positionals[1:] if v.text)
+        elif command.model is not None:
+            if command.model.text is None:
+                raise Unknown("served_names")
+            names.append(command.model.text)
+    return names
+
+
+# -- serve facts: model -------------------------------------------------------
+
+@fact("model_ref")
+def model_ref(scope: Scope):
+    """The model argument as written (path or hub id)."""
+    model = _serve(scope).model
+    if model is None or model.text is None:
+        raise Unknown("model_ref")
+    return Known(model.text, "model argument", model.span)
+
+
+@fact("model", requires=("model_ref",))
+def model(scope: Scope):
+    """The knowledge record of the served model (ModelMatch); unknown if not in the knowledge."""
+    reference = scope.get("model_ref")
+    match = scope.kb.match_model(reference)
+    if match is None:
+        raise Unknown("model")
+    return Known(match, f"{reference} -> {match.model.id}")
+
+
+@fact("moe", requires=("model",))
+def moe(scope: Scope):
+    """True for MoE models."""
+    return scope.get("model").model.moe
+
+
+@fact("hybrid", requires=("model",))
+def hybrid(scope: Scope):
+    """True for hybrid GDN + full-attention models (Qwen3.5/3.6, Qwen3-Next)."""
+    return scope.get("model").model.hybrid
+
+
+@fact("quantized_weights", requires=("model_ref", "model"))
+def quantized_weights(scope: Scope):
+    """True when the checkpoint is W8A8 (from the knowledge, else from the name)."""
+    match = scope.known("model")
+    if match is not None and match.value.variant is not None:
+        variant = match.value.variant
+        return Known(variant.quantization == "w8a8", f"variant {variant.name}")
+    reference = scope.get("model_ref").lower()
+    if any(mark in reference for mark in ("w8a8", "w4a8", "w4a4", "int8")):
+        return Known(True, "model name says W8A8")
+    if match is not None:
+        return Known(False, "model name has no quantization mark")
+    raise Unknown("quantized_weights")
+
+
+# -- serve facts: parallelism -------------------------------------------------
+
+@fact("tp")
+def tp(scope: Scope):
+    """Tensor-parallel size (default 1)."""
+    return option_int(scope, "--tensor-parallel-size", 1)
+
+
+@fact("dp")
+def dp(scope: Scope):
+    """Data-parallel size over all nodes (default 1)."""
+    return option_int(scope, "--data-parallel-size", 1)
+
+
+@fact("dp_local", requires=("dp",))
+def dp_local(scope: Scope):
+    """DP ranks on this node: --data-parallel-size-local, 1 for an external DP rank, else DP."""
+    serve = _serve(scope)
+    if serve.opt("--data-parallel-size-local") is not None:
+        return option_int(scope, "--data-parallel-size-local", None)
+    if serve.opt("--data-parallel-rank") is not None:
+        return Known(1, "external DP rank: one engine per process")
+    return Known(scope.get("dp"), "equals --data-parallel-size on a single node")
+
+
+@fact("pp")
+def pp(scope: Scope):
+    """Pipeline-parallel size (default 1)."""
+    return option_int(scope, "--pipeline-parallel-size", 1)
+
+
+@fact("expert_parallel")
+def expert_parallel(scope: Scope):
+    """True when --enable-expert-parallel is given."""
+    option = _serve(scope).opt("--enable-expert-parallel")
+    if option is None or option.negated:
+        return Known(False, "--enable-expert-parallel absent")
+    return Known(True, option.spelled, option.span)
+
+
+@fact("ep_size", requires=("expert_parallel", "tp", "dp"))
+def ep_size(scope: Scope):
+    """Expert-parallel size = TP x DP when EP is on, else None (vLLM FusedMoE sharding)."""
+    if not scope.get("expert_parallel"):
+        return Known(None, "expert parallel off")
+    return Known(scope.get("tp") * scope.get("dp"), "TP x DP with --enable-expert-parallel")
+
+
+@fact("additional_config")
+def additional_config(scope: Scope):
+    """The --additional-config object ({} when absent)."""
+    found = option_json(scope, "--additional-config")
+    return Known({}, "absent") if found is None else Known(found[0], "--additional-config", found[1].span)
+
+
+@fact("moe_tp", requires=("additional_config",))
+def moe_tp(scope: Scope):
+    """MoE tensor-parallel size asked for via additional-config expert_tensor_parallel_size."""
+    value = scope.get("additional_config").get("expert_tensor_parallel_size")
+    if value is None:
+        return Known(None, "not set")
+    if not isinstance(value, int):
+        raise Unknown("moe_tp")
+    return Known(value, "additional-config expert_tensor_parallel_size")
+
+
+@fact("visible_devices")
+def visible_devices(scope: Scope):
+    """Device ids in ASCEND_RT_VISIBLE_DEVICES (None when unset)."""
+    setting = _serve(scope).env.get("ASCEND_RT_VISIBLE_DEVICES")
+    if setting is None or setting.value is None:
+        return Known(None, "ASCEND_RT_VISIBLE_DEVICES not set")
+    text = setting.value.text
+    if text is None:
+        raise Unknown("visible_devices")
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    return Known(ids, f"ASCEND_RT_VISIBLE_DEVICES={text}", setting.span)
+
+
+# -- serve facts: scheduling and graphs --------------------------------------
+
+@fact("max_model_len")
+def max_model_len(scope: Scope):
+    """--max-model-len in tokens (None: the model's own maximum)."""
+    return option_int(scope, "--max-model-len", None)
+
+
+@fact("max_num_seqs")
+def max_num_seqs(scope: Scope):
+    """--max-num-seqs per DP group (vLLM default on NPU: 256)."""
+    return option_int(scope, "--max-num-seqs", 256)
+
+
+@fact("max_num_batched_tokens")
+def max_num_batched_tokens(scope: Scope):
+    """--max-num-batched-tokens (vLLM default on NPU: 2048 with chunked prefill)."""
+    return option_int(scope, "--max-num-batched-tokens", None)
+
+
+@fact("speculative")
+def speculative(scope: Scope):
+    """The --speculative-config object, or None."""
+    found = option_json(scope, "--speculative-config")
+    return Known(None, "no speculative decoding") if found is None else Known(found[0], "--speculative-config", found[1].span)
+
+
+@fact("mtp_tokens", requires=("speculative",))
+def mtp_tokens(scope: Scope):
+    """num_speculative_tokens k (0 without speculative decoding)."""
+    config = scope.get("speculative")
+    if config is None:
+        return Known(0, "no speculative decoding")
+    value = config.get("num_speculative_tokens")
+    if not isinstance(value, int):
+        raise Unknown("mtp_tokens")
+    return Known(value, "num_speculative_tokens")
+
+
+@fact("compilation")
+def compilation(scope: Scope):
+    """The --compilation-config object ({} when absent)."""
+    found = option_json(scope, "--compilation-config")
+    return Known({}, "absent") if found is None else Known(found[0], "--compilation-config", found[1].span)
+
+
+@fact("enforce_eager")
+def enforce_eager(scope: Scope):
+    """True with --enforce-eager."""
+    return _serve(scope).has("--enforce-eager")
+
+
+@fact("cudagraph_mode", requires=("compilation", "enforce_eager"))
+def cudagraph_mode(scope: Scope):
+    """The ACLGraph mode in effect: NONE under --enforce-eager, else the configured one,
+    else vLLM's default FULL_AND_PIECEWISE (``vllm_ascend_facts.md section 4.5``)."""
+    if scope.get("enforce_eager"):
+        return Known("NONE", "--enforce-eager")
+    config = scope.get("compilation")
+    if config.get("level") == 0 or config.get("mode") == 0:
+        return Known("NONE", "compilation level 0")
+    mode = config.get("cudagraph_mode")
+    if mode is None:
+        return Known("FULL_AND_PIECEWISE", "vLLM default")
+    if not isinstance(mode, str):
+        raise Unknown("cudagraph_mode")
+    return Known(mode.upper(), "cudagraph_mode")
+
+
+@fact("capture_sizes", requires=("compilation",))
+def capture_sizes(scope: Scope):
+    """Explicit cudagraph_capture_sizes (list of ints), or None for the default list."""
+    value = scope.get("compilation").get("cudagraph_capture_sizes")
+    if value is None:
+        return Known(None, "default capture sizes")
+    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+        raise Unknown("capture_sizes")
+    return Known(value, "cudagraph_capture_sizes")
+
+
+@fact("kv_transfer")
+def kv_transfer(scope: Scope):
+    """The --kv-transfer-config object, or None (not a PD deployment)."""
+    found = option_json(scope, "--kv-transfer-config")
+    return Known(None, "no kv transfer") if found is None else Known(found[0], "--kv-transfer-config", found[1].span)
+
+
+@fact("kv_role", requires=("kv_transfer",))
+def kv_role(scope: Scope):
+    """kv_role of a PD engine (kv_producer = prefill, kv_consumer = decode), None otherwise."""
+    config = scope.get("kv_transfer")
+    return None if config is None else config.get("kv_role")
+
+
+@fact("prefix_caching")
+def prefix_caching(scope: Scope):
+    """True/False when --(no-)enable-prefix-caching is given, None for vLLM's default."""
+    option = _serve(scope).opt("--enable-prefix-caching")
+    if option is None:
+        return Known(None, "default")
+    return Known(not option.negated, option.spelled, option.span)
+
+
+@fact("flashcomm1", requires=("additional_config", "version"))
+def flashcomm1(scope: Scope):
+    """True when FlashComm1 is switched on (additional-config wins over the env var;
+    both ignored on main). Sources: ``vllm_ascend_facts.md section 2.2``, ``section 7``."""
+    if scope.get("version") == MAIN:
+        return Known(False, "FlashComm1 removed on main")
+    config = scope.get("additional_config")
+    if "enable_flashcomm1" in config:
+        return Known(bool(config["enable_flashcomm1"]), "additional-config enable_flashcomm1")
+    setting = _serve(scope).env.get("VLLM_ASCEND_ENABLE_FLASHCOMM1")
+    if setting is None or setting.value is None:
+        return Known(False, "not enabled")
+    if setting.value.text is None:
+        raise Unknown("flashcomm1")
+    return Known(setting.value.text.strip().lower() in ("1", "true"), "VLLM_ASCEND_ENABLE_FLASHCOMM1", setting.span)
+
+
+@fact("dtype")
+def dtype(scope: Scope):
+    """--dtype (``auto`` when absent)."""
+    option = _serve(scope).opt("--dtype")
+    if option is None or option.value is None:
+        return Known("auto", "default")
+    if option.value.text is None:
+        raise Unknown("dtype")
+    return Known(option.value.text.lower(), option.spelled, option.value.span)
+
+
+def version_at_least(kb: KnowledgeBase, tag: str, bound: str) -> bool:
+    """True when release ``tag`` is ``bound`` or later (``main`` is latest)."""
+    return parse_version(tag) >= parse_version(bound)

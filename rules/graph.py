@@ -1,0 +1,256 @@
+"""The rule graph: facts derived from a launch plan and rules that consume them.
+
+Nodes are *facts* (``fact:tp``, ``fact:model``, ...) and *rules*
+(``rule:QL201``). Edges say ``derives`` (fact -> fact it feeds) and
+``requires`` (fact -> rule that reads it); constraint rules also add a
+``conflicts`` / ``divides`` / ``equals`` edge between the facts they relate.
+Facts and rules are evaluated in topological order for each ``vllm serve``
+command (scope ``serve``) or once per script (scope ``script``).
+
+Callers use the façade (``order``, ``why``, ``affected_by``, ``evaluate``)
+and never networkx directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Literal
+
+import networkx as nx
+
+from qlint.knowledge.base import KnowledgeBase
+from qlint.rules.base import FactTrace, Finding, RuleMeta
+from qlint.rules.plan import LaunchPlan, ServeCommand, Span
+
+
+class Unknown(Exception):
+    """Raised inside a fact or rule when a fact it needs is not fixed by the script."""
+
+
+@dataclass(slots=True)
+class Known:
+    """A fact's value and where it came from (``origin``: human text; ``span``: plan item)."""
+
+    value: Any
+    origin: str
+    span: Span | None = None
+
+
+UNKNOWN = object()
+
+
+@dataclass(frozen=True)
+class FactDef:
+    name: str
+    scope: Literal["serve", "script"]
+    requires: tuple[str, ...]
+    compute: Callable[["Scope"], Any]
+    doc: str
+
+
+@dataclass(frozen=True)
+class RuleDef:
+    meta: RuleMeta
+    check: Callable[["Scope"], Iterable[Finding]]
+    relations: tuple[tuple[str, str, str], ...] = ()  # (kind, fact_a, fact_b)
+
+
+FACTS: dict[str, FactDef] = {}
+RULES: dict[str, RuleDef] = {}
+
+
+def fact(name: str, *, requires: Iterable[str] = (), scope: Literal["serve", "script"] = "serve"):
+    """Register a fact function ``f(scope) -> Known | value``.
+
+    Returning a plain value wraps it as Known with the function's name as
+    origin; raising Unknown (or calling ``scope.get`` on an unknown fact)
+    marks the fact unknown for that command.
+    """
+
+    def register(function: Callable[["Scope"], Any]) -> Callable[["Scope"], Any]:
+        if name in FACTS:
+            raise ValueError(f"fact {name} registered twice")
+        FACTS[name] = FactDef(name, scope, tuple(requires), function, (function.__doc__ or "").strip())
+        return function
+
+    return register
+
+
+def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = ()):
+    """Register a rule function ``f(scope) -> iterable of Finding`` with its metadata."""
+
+    def register(function: Callable[["Scope"], Iterable[Finding]]):
+        if meta.id in RULES:
+            raise ValueError(f"rule {meta.id} registered twice")
+        if any(r.meta.name == meta.name for r in RULES.values()):
+            raise ValueError(f"rule name {meta.name} registered twice")
+        RULES[meta.id] = RuleDef(meta, function, tuple(relations))
+        return function
+
+    return register
+
+
+@dataclass
+class Settings:
+    """What the user told qlint outside the script (CLI options)."""
+
+    hardware: str | None = None
+    version: str | None = None
+    lang: str = "en"
+
+
+@dataclass
+class Scope:
+    """Evaluation context: the plan, the knowledge, one serve command (or none)."""
+
+    plan: LaunchPlan
+    kb: KnowledgeBase
+    settings: Settings
+    serve: ServeCommand | None = None
+    parent: "Scope | None" = None
+    values: dict[str, Any] = field(default_factory=dict)
+    _allowed: tuple[str, ...] | None = None
+
+    def known(self, name: str) -> Known | None:
+        """The Known of a fact, or None when it is unknown for this command."""
+        if self._allowed is not None and name not in self._allowed:
+            raise RuntimeError(f"{name!r} is read but not declared in requires {self._allowed}")
+        definition = FACTS[name]
+        if definition.scope == "script" and self.parent is not None:
+            return self.parent._compute(name)
+        return self._compute(name)
+
+    def get(self, name: str) -> Any:
+        """The value of a fact; raises Unknown when the script does not fix it."""
+        result = self.known(name)
+        if result is None:
+            raise Unknown(name)
+        return result.value
+
+    def _compute(self, name: str) -> Known | None:
+        if name in self.values:
+            cached = self.values[name]
+            return None if cached is UNKNOWN else cached
+        definition = FACTS[name]
+        previous = self._allowed
+        self._allowed = definition.requires
+        try:
+            result = definition.compute(self)
+            if not isinstance(result, Known):
+                result = Known(result, definition.name)
+        except Unknown:
+            result = UNKNOWN
+        finally:
+            self._allowed = previous
+        self.values[name] = result
+        return None if result is UNKNOWN else result
+
+    def trace(self, names: Iterable[str]) -> list[FactTrace]:
+        out = []
+        for name in names:
+            holder = self.parent if FACTS[name].scope == "script" and self.parent else self
+            value = holder.values.get(name, UNKNOWN)
+            if value is not UNKNOWN:
+                out.append(FactTrace(name, value.value, value.origin))
+        return out
+
+
+class RuleGraph:
+    """Façade over the networkx DAG of facts and rules."""
+
+    def __init__(self, facts: dict[str, FactDef], rules: dict[str, RuleDef]):
+        graph = nx.DiGraph()
+        for definition in facts.values():
+            graph.add_node(f"fact:{definition.name}", kind="fact")
+        for definition in facts.values():
+            for needed in definition.requires:
+                if needed not in facts:
+                    raise ValueError(f"fact {definition.name} requires unknown fact {needed}")
+                graph.add_edge(f"fact:{needed}", f"fact:{definition.name}", label="derives")
+        for rule in rules.values():
+            node = f"rule:{rule.meta.id}"
+            graph.add_node(node, kind="rule")
+            for needed in rule.meta.requires:
+                if needed not in facts:
+                    raise ValueError(f"rule {rule.meta.id} requires unknown fact {needed}")
+                graph.add_edge(f"fact:{needed}", node, label="requires")
+        self._relations = nx.MultiGraph()
+        for rule in rules.values():
+            for kind, left, right in rule.relations:
+                self._relations.add_edge(left, right, kind=kind, rule=rule.meta.id)
+        if not nx.is_directed_acyclic_graph(graph):
+            cycle = nx.find_cycle(graph)
+            raise ValueError(f"rule graph has a cycle: {cycle}")
+        self._graph = graph
+        self._facts = facts
+        self._rules = rules
+        self._order = [n for n in nx.topological_sort(graph)]
+
+    def order(self) -> list[RuleDef]:
+        """Rules in topological order (every fact a rule reads comes first)."""
+        return [self._rules[n[5:]] for n in self._order if n.startswith("rule:")]
+
+    def fact_order(self) -> list[str]:
+        return [n[5:] for n in self._order if n.startswith("fact:")]
+
+    def inputs(self, rule_id: str) -> list[str]:
+        """Every fact a rule depends on, transitively, in evaluation order."""
+        ancestors = nx.ancestors(self._graph, f"rule:{rule_id}")
+        return [n[5:] for n in self._order if n in ancestors]
+
+    def why(self, finding: Finding) -> list[FactTrace]:
+        """The chain of facts behind a finding (as recorded when it was produced)."""
+        return list(finding.trace)
+
+    def affected_by(self, fact_name: str) -> list[str]:
+        """Facts and rules downstream of a fact: what changes when it changes."""
+        return sorted(nx.descendants(self._graph, f"fact:{fact_name}"))
+
+    def relations(self, fact_name: str) -> list[tuple[str, str, str]]:
+        """Constraint edges touching a fact: (kind, other fact, rule id)."""
+        if fact_name not in self._relations:
+            return []
+        return [
+            (data["kind"], other, data["rule"])
+            for _, other, data in self._relations.edges(fact_name, data=True)
+        ]
+
+    def evaluate(self, plan: LaunchPlan, kb: KnowledgeBase, settings: Settings) -> list[Finding]:
+        """Run every rule over a plan and return the findings (unsorted)."""
+        findings: list[Finding] = []
+        script = Scope(plan=plan, kb=kb, settings=settings)
+        serve_scopes = [
+            Scope(plan=plan, kb=kb, settings=settings, serve=command, parent=script)
+            for command in plan.serve_commands()
+        ]
+        for rule in self.order():
+            scopes = [script] if rule.meta.scope == "script" else serve_scopes
+            for scope in scopes:
+                findings.extend(self._run(rule, scope))
+        return findings
+
+    def _run(self, rule: RuleDef, scope: Scope) -> list[Finding]:
+        scope._allowed = rule.meta.requires
+        try:
+            for needed in rule.meta.requires:
+                if scope.known(needed) is None:
+                    return []
+            produced = list(rule.check(scope))
+        except Unknown:
+            return []
+        finally:
+            scope._allowed = None
+        trace_names = self.inputs(rule.meta.id)
+        for finding in produced:
+            if not finding.trace:
+                finding.trace = scope.trace(trace_names)
+        return produced
+
+
+@lru_cache(maxsize=1)
+def default_graph() -> RuleGraph:
+    """The graph of every registered fact and rule (imports all rule modules)."""
+    from qlint.rules import registry  # noqa: F401  (registers facts and rules)
+
+    return RuleGraph(FACTS, RULES)

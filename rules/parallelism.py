@@ -1,0 +1,331 @@
+"""Parallelism rules: EP vs MoE-TP, EP on dense models, NPU counts, DP-first sizing,
+TP vs attention heads, EP vs routed experts.
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+
+EP_MIXED = RuleMeta(
+    id="QL201",
+    name="ep-mixed-with-moe-tp",
+    severity="error",
+    requires=("expert_parallel", "moe_tp"),
+    fix="safe",
+    title=Text(en="Expert parallel mixed with MoE tensor parallel",
+               zh="专家并行与 MoE 张量并行混用"),
+    why=Text(
+        en="With --enable-expert-parallel the MoE layers are split purely by experts. Asking for an "
+        "expert tensor-parallel size above 1 at the same time (ETP and EP mixed) is not a layout vLLM "
+        "supports and gives wrong output: an MoE layer is either pure EP or pure TP.",
+        zh="开启 --enable-expert-parallel 后，MoE 层只按专家切分。此时再要求专家张量并行度大于 1"
+        "（ETP 与 EP 混用）并不是 vLLM 支持的布局，会产生错误输出：MoE 层只能是纯 EP 或纯 TP。",
+    ),
+    sources=(
+        "000_94316b1b2010938d.txt section 5.1",
+        "003_ce9d3b502b9e7b97.txt section 单节点部署",
+        "case-07",
+        "vllm_ascend_facts.md section 4.2",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve /models/DeepSeek-R1-W8A8 -tp=16 --enable-expert-parallel "
+            "--additional-config '{\"expert_tensor_parallel_size\":16}'\n",
+            good="vllm serve /models/DeepSeek-R1-W8A8 -tp=16 --enable-expert-parallel\n",
+            fixed="vllm serve /models/DeepSeek-R1-W8A8 -tp=16 --enable-expert-parallel "
+            "--additional-config '{\"expert_tensor_parallel_size\":1}'\n",
+        ),
+    ),
+)
+
+EP_DENSE = RuleMeta(
+    id="QL202",
+    name="ep-on-dense-model",
+    severity="warning",
+    requires=("expert_parallel", "moe"),
+    fix="safe",
+    title=Text(en="Expert parallel on a dense model does nothing", zh="稠密模型开启专家并行没有作用"),
+    why=Text(
+        en="A dense model has no expert layers, so --enable-expert-parallel changes nothing; it usually "
+        "means a MoE recipe was copied onto a dense model and the rest of that recipe may not fit either.",
+        zh="稠密模型没有专家层，--enable-expert-parallel 不会产生任何效果；这通常说明把 MoE 模型的配置"
+        "照搬到了稠密模型上，配置的其余部分也可能不合适。",
+    ),
+    sources=("vllm_ascend_facts.md section 4.2", "001_1f87ed2ec95407d6.txt section 1"),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --enable-expert-parallel\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 \n",
+        ),
+    ),
+)
+
+NPUS_PER_NODE = RuleMeta(
+    id="QL203",
+    name="npus-exceed-node",
+    severity="error",
+    requires=("tp", "dp_local", "pp", "hardware"),
+    title=Text(en="TP x local DP needs more NPUs than the node has", zh="TP 与本地 DP 的乘积超过节点 NPU 数"),
+    why=Text(
+        en="Every local DP rank owns TP x PP NPUs of this node. When the product exceeds the node's NPUs "
+        "(8 on Atlas 800 A2, 16 on A3) the engines cannot all get a device and startup fails; spread DP "
+        "over nodes with --data-parallel-size-local instead.",
+        zh="每个本地 DP rank 占用本节点 TP x PP 张 NPU。乘积超过节点 NPU 数（Atlas 800 A2 为 8，A3 为 16）时，"
+        "引擎无法全部拿到设备，启动失败；应通过 --data-parallel-size-local 把 DP 分布到多个节点。",
+    ),
+    sources=("001_1f87ed2ec95407d6.txt section 9.1", "vllm_ascend_facts.md section 1.3"),
+    examples=(
+        Example(
+            bad="# qlint: hardware=a2\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --data-parallel-size 8\n",
+            good="# qlint: hardware=a2\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --data-parallel-size 4\n",
+        ),
+    ),
+)
+
+VISIBLE_DEVICES = RuleMeta(
+    id="QL204",
+    name="visible-devices-mismatch",
+    severity="error",
+    requires=("tp", "dp_local", "pp", "visible_devices"),
+    title=Text(en="ASCEND_RT_VISIBLE_DEVICES does not match TP x local DP",
+               zh="ASCEND_RT_VISIBLE_DEVICES 与 TP x 本地 DP 不一致"),
+    why=Text(
+        en="vllm-ascend places ranks on the devices listed in ASCEND_RT_VISIBLE_DEVICES. Listing fewer "
+        "devices than TP x local DP x PP fails at startup; listing more leaves NPUs idle.",
+        zh="vllm-ascend 只在 ASCEND_RT_VISIBLE_DEVICES 列出的设备上放置 rank。列出的设备少于 "
+        "TP x 本地 DP x PP 会启动失败；多于所需则有 NPU 闲置。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L82", "vllm_ascend_facts.md section 4.1"),
+    examples=(
+        Example(
+            bad="export ASCEND_RT_VISIBLE_DEVICES=0,1\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 4\n",
+            good="export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 4\n",
+        ),
+    ),
+)
+
+DP_FIRST = RuleMeta(
+    id="QL205",
+    name="dp-first-sizing",
+    severity="warning",
+    requires=("model", "tp", "dp", "hardware", "max_model_len"),
+    fix="unsafe",
+    title=Text(en="A model that fits one NPU is split with large TP instead of DP",
+               zh="单卡即可容纳的模型使用了大 TP 而不是 DP"),
+    why=Text(
+        en="When the weights fit in one NPU's HBM, extra tensor parallelism mostly adds all-reduce traffic. "
+        "The tutorials' DP-first recipe keeps TP at 2 and gives the remaining NPUs to data parallel "
+        "groups; large TP is only recommended for 256K+ contexts, where the KV cache must be sharded.",
+        zh="权重能放进单张 NPU 的 HBM 时，更大的张量并行主要只增加 all-reduce 通信。教程的 DP 优先方案把 TP "
+        "定为 2，其余 NPU 分给数据并行组；只有 256K 以上的超长上下文才建议大 TP，以便切分 KV 缓存。",
+    ),
+    sources=("001_1f87ed2ec95407d6.txt section 9.1", "001_1f87ed2ec95407d6.txt section 5.2"),
+    examples=(
+        Example(
+            bad="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 131072\n",
+            good="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --data-parallel-size 8 --max-model-len 131072\n",
+        ),
+    ),
+)
+
+TP_HEADS = RuleMeta(
+    id="QL206",
+    name="tp-divides-heads",
+    severity="error",
+    requires=("tp", "model"),
+    title=Text(en="TP does not divide the model's attention heads", zh="TP 不能整除模型的注意力头数"),
+    why=Text(
+        en="Tensor parallelism gives each rank an equal share of attention heads; vLLM refuses a TP size "
+        "that does not divide the number of attention heads (and KV heads must divide TP or be divided by it).",
+        zh="张量并行让每个 rank 平分注意力头；TP 不能整除注意力头数时 vLLM 拒绝启动"
+        "（KV 头数也必须与 TP 互为整除关系）。",
+    ),
+    sources=("case-06", "vllm@v0.23.0:vllm/config/model.py"),
+    examples=(
+        Example(
+            bad="vllm serve /models/Qwen3-32B --tensor-parallel-size 3\n",
+            good="vllm serve /models/Qwen3-32B --tensor-parallel-size 4\n",
+        ),
+    ),
+)
+
+EP_EXPERTS = RuleMeta(
+    id="QL207",
+    name="ep-divides-experts",
+    severity="error",
+    requires=("ep_size", "model"),
+    title=Text(en="The EP size does not divide the routed experts", zh="EP 大小不能整除路由专家数"),
+    why=Text(
+        en="With --enable-expert-parallel the EP size is TP x DP and every rank holds the same number of "
+        "routed experts; an EP size that does not divide the expert count cannot be laid out.",
+        zh="开启 --enable-expert-parallel 时 EP 大小为 TP x DP，每个 rank 持有相同数量的路由专家；"
+        "EP 大小不能整除专家数时无法完成切分。",
+    ),
+    sources=("case-06", "vllm_ascend_facts.md section 4.2"),
+    examples=(
+        Example(
+            bad="vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 3 --enable-expert-parallel\n",
+            good="vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --enable-expert-parallel\n",
+        ),
+    ),
+)
+
+
+def _json_key_span(scope: Scope, flag: str, key: str):
+    option = scope.serve.opt(flag)
+    if option is None:
+        return None
+    if option.json is not None and key in option.json.key_spans:
+        return option.json.key_spans[key]
+    return option.span
+
+
+@check(EP_MIXED, relations=(("conflicts", "expert_parallel", "moe_tp"),))
+def ep_mixed(scope: Scope):
+    moe_tp = scope.get("moe_tp")
+    if scope.get("expert_parallel") and moe_tp is not None and moe_tp > 1:
+        span = _json_key_span(scope, "--additional-config", "expert_tensor_parallel_size")
+        yield Finding(
+            EP_MIXED,
+            f"additional-config expert_tensor_parallel_size={moe_tp} with --enable-expert-parallel mixes MoE "
+            f"tensor parallel and expert parallel (etp={moe_tp}); MoE must be pure EP or pure TP",
+            span,
+            Fix("set expert_tensor_parallel_size to 1 and keep --enable-expert-parallel", [Edit(span, "1")]),
+        )
+
+
+@check(EP_DENSE)
+def ep_dense(scope: Scope):
+    if scope.get("expert_parallel") and not scope.get("moe"):
+        option = scope.serve.opt("--enable-expert-parallel")
+        model = scope.get("model").model.id
+        yield Finding(
+            EP_DENSE,
+            f"--enable-expert-parallel has no effect: {model} is a dense model without expert layers",
+            option.span,
+            Fix("remove --enable-expert-parallel", [Edit(option.span, "")]),
+        )
+
+
+@check(NPUS_PER_NODE)
+def npus_per_node(scope: Scope):
+    hardware = scope.kb.hardware_by_id(scope.get("hardware"))
+    tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
+    needed = tp * dp_local * pp
+    if needed > hardware.npus_per_node:
+        option = scope.serve.opt("--data-parallel-size-local") or scope.serve.opt("--data-parallel-size") \
+            or scope.serve.opt("--tensor-parallel-size")
+        pp_text = f" x PP {pp}" if pp > 1 else ""
+        yield Finding(
+            NPUS_PER_NODE,
+            f"TP x DP(local){' x PP' if pp > 1 else ''} = {tp} x {dp_local}{pp_text} = {needed} NPUs, but one "
+            f"{hardware.names[0]} node has {hardware.npus_per_node}",
+            option.span if option else scope.serve.span,
+            Fix(f"lower DP(local) to {max(1, hardware.npus_per_node // (tp * pp))} or spread DP over nodes "
+                "with --data-parallel-size-local"),
+        )
+
+
+@check(VISIBLE_DEVICES)
+def visible_devices(scope: Scope):
+    devices = scope.get("visible_devices")
+    if devices is None:
+        return
+    tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
+    needed = tp * dp_local * pp
+    listed = len(devices)
+    setting = scope.serve.env["ASCEND_RT_VISIBLE_DEVICES"]
+    if needed > listed:
+        yield Finding(
+            VISIBLE_DEVICES,
+            f"TP x DP(local) = {tp} x {dp_local} = {needed} NPUs, but ASCEND_RT_VISIBLE_DEVICES lists {listed}",
+            setting.span,
+            Fix(f"list {needed} devices in ASCEND_RT_VISIBLE_DEVICES or lower TP/DP"),
+        )
+    elif needed < listed:
+        yield Finding(
+            VISIBLE_DEVICES,
+            f"ASCEND_RT_VISIBLE_DEVICES lists {listed} NPUs but TP x DP(local) = {tp} x {dp_local} uses {needed}; "
+            f"{listed - needed} stay idle",
+            setting.span,
+            severity="info",
+        )
+
+
+LONG_CONTEXT = 200_000  # tokens; the tutorials' TP=8 exception is for 256K+ contexts
+
+
+@check(DP_FIRST)
+def dp_first(scope: Scope):
+    match = scope.get("model")
+    hardware = scope.kb.hardware_by_id(scope.get("hardware"))
+    if hardware.id == "310p" or match.variant is None:
+        return
+    tp, dp = scope.get("tp"), scope.get("dp")
+    max_len = scope.get("max_model_len") or match.model.max_model_len
+    fits_one = match.variant.weights_gb <= hardware.hbm_gb / 2
+    if not fits_one or tp <= 2 or max_len >= LONG_CONTEXT:
+        return
+    suggested_dp = max(1, (tp * dp) // 2)
+    option = scope.serve.opt("--tensor-parallel-size")
+    yield Finding(
+        DP_FIRST,
+        f"{match.variant.name} weights (~{match.variant.weights_gb:g} GB) fit one {hardware.hbm_gb} GB NPU, "
+        f"yet TP={tp} with DP={dp}; DP-first sizing uses TP=2 and DP={suggested_dp} on the same "
+        f"{tp * dp} NPUs (large TP only for 256K+ contexts)",
+        option.span if option else scope.serve.span,
+        Fix(f"use --tensor-parallel-size 2 --data-parallel-size {suggested_dp}", safety="unsafe"),
+    )
+
+
+def _divisors_near(total: int, limit: int = 16) -> list[int]:
+    return [d for d in range(2, limit + 1) if total % d == 0]
+
+
+@check(TP_HEADS, relations=(("divides", "tp", "model"),))
+def tp_heads(scope: Scope):
+    model = scope.get("model").model
+    tp = scope.get("tp")
+    heads = model.num_attention_heads
+    if heads is None or tp <= 1:
+        return
+    option = scope.serve.opt("--tensor-parallel-size")
+    span = option.value.span if option and option.value else scope.serve.span
+    if heads % tp:
+        choices = ", ".join(str(d) for d in _divisors_near(heads)[:4])
+        yield Finding(
+            TP_HEADS,
+            f"--tensor-parallel-size {tp} does not divide the {heads} attention heads of {model.id}",
+            span,
+            Fix(f"use a TP size that divides {heads} (e.g. {choices})", safety="unsafe"),
+        )
+        return
+    kv_heads = model.num_key_value_heads
+    if kv_heads and (kv_heads % tp if tp <= kv_heads else tp % kv_heads):
+        yield Finding(
+            TP_HEADS,
+            f"--tensor-parallel-size {tp} and the {kv_heads} KV heads of {model.id} do not divide one another",
+            span,
+            Fix(f"use a TP size that divides {kv_heads} or is a multiple of it", safety="unsafe"),
+        )
+
+
+@check(EP_EXPERTS, relations=(("divides", "ep_size", "model"),))
+def ep_experts(scope: Scope):
+    ep_size = scope.get("ep_size")
+    model = scope.get("model").model
+    if ep_size is None or not model.num_experts or ep_size <= 1:
+        return
+    if model.num_experts % ep_size:
+        option = scope.serve.opt("--tensor-parallel-size") or scope.serve.opt("--enable-expert-parallel")
+        choices = ", ".join(str(d) for d in _divisors_near(model.num_experts)[:4])
+        yield Finding(
+            EP_EXPERTS,
+            f"EP size {ep_size} (TP x DP with --enable-expert-parallel) does not divide the "
+            f"{model.num_experts} routed experts of {model.id}",
+            option.span,
+            Fix(f"choose TP x DP that divides {model.num_experts} (e.g. {choices})", safety="unsafe"),
+        )

@@ -1,0 +1,205 @@
+"""The launch plan: what the linter read from a script, as the rules see it.
+
+The linter (``qlint.linter``) builds these objects from shell text; the rules
+only read them. ``Span`` values are opaque to the rules: a rule passes the
+span of the item it blames into its finding and never computes positions.
+Values that the script does not fix (``$1``, ``$(cmd)``, unset variables)
+are ``None`` and rules that need them are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """1-based line/column range; ``end_column`` is one past the last character."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(slots=True)
+class Value:
+    """A word of the script: expanded ``text`` (None when symbolic) and where it is."""
+
+    text: str | None
+    span: Span
+    raw: str = ""
+    symbols: list[str] = field(default_factory=list)
+
+    def as_int(self) -> int | None:
+        """The value as an int, or None when symbolic or not an integer."""
+        if self.text is None:
+            return None
+        try:
+            return int(self.text.strip())
+        except ValueError:
+            return None
+
+    def as_float(self) -> float | None:
+        if self.text is None:
+            return None
+        try:
+            return float(self.text.strip())
+        except ValueError:
+            return None
+
+
+@dataclass(slots=True)
+class JsonValue:
+    """A parsed JSON argument and the spans of its keys (dotted paths).
+
+    ``key_spans["kv_connector_extra_config.decode.tp_size"]`` is the span of
+    that key's value in the file when the mapping could be made, else absent.
+    """
+
+    data: Any
+    key_spans: dict[str, Span] = field(default_factory=dict)
+
+    def get(self, dotted: str, default: Any = None) -> Any:
+        node = self.data
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+
+@dataclass(slots=True)
+class Option:
+    """One command-line option as written.
+
+    ``name`` is the canonical vLLM spelling (dashes, long form, e.g.
+    ``--tensor-parallel-size``); ``spelled`` is what the script wrote
+    (``-tp``, ``--max-num_seqs``). ``value`` is None for switches.
+    ``negated`` is True for the ``--no-`` form of a boolean option.
+    ``json`` holds the parsed value of JSON-valued options; ``json_error``
+    says why parsing failed, with ``json_error_span``.
+    """
+
+    name: str
+    spelled: str
+    span: Span
+    name_span: Span
+    value: Value | None = None
+    negated: bool = False
+    known: bool = True
+    json: JsonValue | None = None
+    json_error: str | None = None
+    json_error_span: Span | None = None
+
+
+@dataclass(slots=True)
+class EnvSetting:
+    """An environment variable in effect for a command (``export`` or prefix)."""
+
+    name: str
+    value: Value | None
+    span: Span
+    exported: bool
+
+
+@dataclass(slots=True)
+class Command:
+    """Base for the commands a plan holds. ``span`` covers the whole command."""
+
+    kind: str
+    span: Span
+    env: dict[str, EnvSetting]
+    argv: list[Value]
+
+
+@dataclass(slots=True)
+class ServeCommand(Command):
+    """``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server``.
+
+    ``options`` maps canonical names to the last occurrence (argparse keeps the
+    last); ``all_options`` keeps every occurrence in order.
+    """
+
+    model: Value | None = None
+    options: dict[str, Option] = field(default_factory=dict)
+    all_options: list[Option] = field(default_factory=list)
+    positionals: list[Value] = field(default_factory=list)
+
+    def opt(self, name: str) -> Option | None:
+        return self.options.get(name)
+
+    def has(self, name: str) -> bool:
+        option = self.options.get(name)
+        return option is not None and not option.negated
+
+
+@dataclass(slots=True)
+class ClientCommand(Command):
+    """A client that names a served model: ``curl`` with a JSON body, ``lm_eval``,
+    ``vllm bench serve``. ``model_name`` is the name it asks for."""
+
+    model_name: Value | None = None
+    tool: Literal["curl", "lm_eval", "vllm-bench", "other"] = "other"
+
+
+@dataclass(slots=True)
+class DockerRun(Command):
+    """``docker run ... IMAGE``: the image and the ``--device`` nodes it maps."""
+
+    image: Value | None = None
+    devices: list[Value] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LauncherCommand(Command):
+    """``python launch_online_dp.py --dp-size ...`` (vllm-ascend external DP launcher)."""
+
+    options: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ProxyCommand(Command):
+    """``python load_balance_proxy[_layerwise]_server_example.py ...``."""
+
+    layerwise: bool = False
+    options: dict[str, list[Value]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Directive:
+    """A ``# qlint: key=value ...`` comment."""
+
+    settings: dict[str, str]
+    span: Span
+
+
+@dataclass(slots=True)
+class LaunchPlan:
+    """Everything the rules may read about one script.
+
+    ``image_tags`` are vllm-ascend image references found anywhere in the
+    script (``quay.io/ascend/vllm-ascend:v0.23.0rc1-a3``). ``shebang`` is the
+    span and text of the first ``#!`` (or ``#/``) line found and the line it is on.
+    ``dangling_continuations`` are spans of a trailing backslash followed by a
+    blank line or end of file (the next non-blank line would be joined).
+    ``glued_redirects`` are ``<x>``-style placeholders inside a word that bash
+    reads as redirections (text, span).
+    """
+
+    path: str
+    commands: list[Command] = field(default_factory=list)
+    image_tags: list[Value] = field(default_factory=list)
+    directives: list[Directive] = field(default_factory=list)
+    shebang: tuple[str, Span] | None = None
+    first_code_line: int | None = None
+    dangling_continuations: list[Span] = field(default_factory=list)
+    glued_redirects: list[tuple[str, Span]] = field(default_factory=list)
+    unsets: dict[str, Span] = field(default_factory=dict)
+
+    def serve_commands(self) -> list[ServeCommand]:
+        return [c for c in self.commands if isinstance(c, ServeCommand)]
+
+    def clients(self) -> list[ClientCommand]:
+        return [c for c in self.commands if isinstance(c, ClientCommand)]

@@ -1,0 +1,15 @@
+"""The explicit list of rule modules (yamllint style): importing this registers
+every fact and rule with ``qlint.rules.graph``. Add a new family here."""
+
+from qlint.rules import facts  # noqa: F401
+from qlint.rules import flags  # noqa: F401
+from qlint.rules import script  # noqa: F401
+from qlint.rules import parallelism  # noqa: F401
+from qlint.rules import platform_310p  # noqa: F401
+from qlint.rules import quantization  # noqa: F401
+from qlint.rules import release  # noqa: F401
+from qlint.rules import graph_capture  # noqa: F401
+from qlint.rules import scheduling  # noqa: F401
+from qlint.rules import kv_transfer  # noqa: F401
+from qlint.rules import prefix_cache  # noqa: F401
+from qlint.rules import clients  # noqa: F401

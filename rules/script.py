@@ -1,0 +1,141 @@
+"""Script-level hygiene: shebang placement and dangling line continuations.
+
+Sources: ``vllm_ascend_facts.md section 7`` items 3 and 16 (seed 003's
+run_d0.sh/run_d1.sh put ``#!/bin/bash`` after three ``unset`` lines and its
+proxy.sh writes ``#/bin/bash``; its single-node command ends in ``\\`` before
+a blank line).
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+from qlint.rules.plan import Span
+
+DANGLING = RuleMeta(
+    id="QL103",
+    name="trailing-backslash",
+    severity="warning",
+    scope="script",
+    fix="safe",
+    title=Text(en="A command ends with a backslash before a blank line",
+               zh="命令以反斜杠结尾，后面紧跟空行"),
+    why=Text(
+        en="A final backslash continues the command onto the next line. Before a blank line or the "
+        "end of the file it does nothing yet, but the first line someone adds below is silently "
+        "glued onto the vllm serve command as extra arguments.",
+        zh="末尾的反斜杠会把命令延续到下一行。它后面是空行或文件结尾时暂时无害，"
+        "但之后在下方新增的第一行会被悄悄拼接到 vllm serve 命令上，成为多余的参数。",
+    ),
+    sources=("003_ce9d3b502b9e7b97.txt section 单节点部署", "vllm_ascend_facts.md section 7"),
+    examples=(
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B \\\n  --port 8000 \\\n\n",
+            good="vllm serve Qwen/Qwen3.6-27B \\\n  --port 8000\n\n",
+            fixed="vllm serve Qwen/Qwen3.6-27B \\\n  --port 8000\n\n",
+        ),
+    ),
+)
+
+SHEBANG = RuleMeta(
+    id="QL104",
+    name="misplaced-shebang",
+    severity="warning",
+    scope="script",
+    fix="safe",
+    title=Text(en="The shebang is not on line 1 or is malformed", zh="shebang 不在第一行或写法错误"),
+    why=Text(
+        en="The kernel reads the interpreter only from the first two bytes of the file being '#!'. "
+        "A shebang on a later line, or written '#/bin/bash', is an ordinary comment, so "
+        "./run.sh runs under /bin/sh and bash-only syntax ([[ ]], arrays) breaks.",
+        zh="内核只在文件开头两个字节为 “#!” 时读取解释器。写在后面行的 shebang，或写成 “#/bin/bash”，"
+        "都只是普通注释，./run.sh 会用 /bin/sh 执行，bash 专有语法（[[ ]]、数组）随之失效。",
+    ),
+    sources=("003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署", "vllm_ascend_facts.md section 7"),
+    examples=(
+        Example(
+            bad="unset http_proxy\n#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n",
+            good="#!/bin/bash\nunset http_proxy\nvllm serve Qwen/Qwen3.6-27B\n",
+        ),
+        Example(
+            bad="#/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n",
+            good="#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n",
+            fixed="#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n",
+        ),
+    ),
+)
+
+
+@check(DANGLING)
+def dangling_continuation(scope: Scope):
+    for span in scope.plan.dangling_continuations:
+        # remove the backslash (and the blank before it stays harmless)
+        yield Finding(
+            DANGLING,
+            "trailing backslash before a blank line or end of file: the next line added here joins the command",
+            span,
+            Fix("remove the trailing backslash", [Edit(span, "")]),
+        )
+
+
+@check(SHEBANG)
+def misplaced_shebang(scope: Scope):
+    if scope.plan.shebang is None:
+        return
+    text, span = scope.plan.shebang
+    if text.startswith("#/"):
+        fixed = "#!" + text[1:]
+        yield Finding(
+            SHEBANG,
+            f"'{text}' is missing the '!': it is a comment, not a shebang",
+            span,
+            Fix(f"write {fixed}", [Edit(span, fixed)]),
+        )
+        return
+    if span.line != 1 or span.column != 1:
+        first = scope.plan.first_code_line
+        where = f"after code on line {first}" if first is not None and first < span.line else f"on line {span.line}"
+        yield Finding(
+            SHEBANG,
+            f"shebang {text} is {where}; only a shebang on line 1, column 1 selects the interpreter",
+            Span(span.line, span.column, span.end_line, span.end_column),
+            Fix("move the shebang to line 1"),
+        )
+
+
+PLACEHOLDER = RuleMeta(
+    id="QL107",
+    name="placeholder-read-as-redirect",
+    severity="warning",
+    scope="script",
+    title=Text(en="A <placeholder> in a command is a shell redirection",
+               zh="命令中的 <占位符> 会被 shell 当作重定向"),
+    why=Text(
+        en="Tutorials write URLs such as http://<server_ip>:<port>/v1/completions. Run as is, bash "
+        "reads '<server_ip>' as 'take input from the file server_ip' and the command fails with "
+        "'No such file or directory' before curl starts. Replace every placeholder with a real value.",
+        zh="教程中常写 http://<server_ip>:<port>/v1/completions 这样的地址。原样执行时，bash 会把 "
+        "“<server_ip>” 理解为“从文件 server_ip 读取输入”，curl 还没运行命令就以 "
+        "“No such file or directory” 失败。请把每个占位符换成实际值。",
+    ),
+    sources=("000_94316b1b2010938d.txt section 6", "003_ce9d3b502b9e7b97.txt section 功能验证"),
+    examples=(
+        Example(
+            bad="curl http://<server_ip>:8000/v1/models\n",
+            good="curl http://127.0.0.1:8000/v1/models\n",
+        ),
+    ),
+)
+
+
+@check(PLACEHOLDER)
+def placeholder_redirect(scope: Scope):
+    for text, span in scope.plan.glued_redirects:
+        yield Finding(
+            PLACEHOLDER,
+            f"'{text}' is read by the shell as a redirection, not as text: replace the placeholder "
+            "with a real value",
+            span,
+            Fix("replace the placeholder with the real host, port or path"),
+        )

@@ -1,0 +1,39 @@
+"""Every rule's own examples behave as labelled: bad is flagged, good is not,
+and applying the rule's fix to bad gives ``fixed``, which is no longer flagged."""
+
+import pytest
+
+from qlint.linter.fixes import apply_edits
+from qlint.rules.graph import default_graph
+
+from conftest import lint
+
+RULES = sorted((r.meta for r in default_graph().order()), key=lambda m: m.id)
+CASES = [(meta, index, example) for meta in RULES for index, example in enumerate(meta.examples)]
+
+
+def test_every_rule_has_examples_and_sources():
+    for meta in RULES:
+        assert meta.examples, f"{meta.id} has no example"
+        assert meta.sources, f"{meta.id} has no source"
+        assert meta.title.en and meta.title.zh and meta.why.en and meta.why.zh
+
+
+def test_rule_ids_and_names_are_unique():
+    assert len({m.id for m in RULES}) == len(RULES)
+    assert len({m.name for m in RULES}) == len(RULES)
+
+
+@pytest.mark.parametrize("meta,index,example", CASES, ids=[f"{m.id}-{i}" for m, i, _ in CASES])
+def test_example(meta, index, example):
+    bad = [f for f in lint(example.bad, example.hardware, example.version) if f.rule.id == meta.id]
+    assert bad, f"{meta.id} did not flag its bad example"
+    good = [f for f in lint(example.good, example.hardware, example.version) if f.rule.id == meta.id]
+    assert not good, f"{meta.id} flagged its good example: {[f.message for f in good]}"
+    if example.fixed is not None:
+        edits = [e for f in bad if f.fix for e in f.fix.edits]
+        assert edits, f"{meta.id} has a fixed example but no fix edits"
+        fixed_text, _ = apply_edits(example.bad, edits)
+        assert fixed_text == example.fixed
+        again = [f for f in lint(fixed_text, example.hardware, example.version) if f.rule.id == meta.id]
+        assert not again, f"{meta.id} still fires after its fix"
