@@ -35,6 +35,7 @@ from qlint.rules.plan import (
 _WRAPPERS = {"nohup", "exec", "time", "nice", "stdbuf", "setsid"}
 _WRAPPERS_WITH_ARG = {"timeout": 1, "taskset": 2, "numactl": None}
 _API_SERVER_MODULES = {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"}
+_IMAGE_IN_COMMENT = re.compile(r"[^\s'\"]*vllm-ascend:[^\s'\"]+")
 _DIRECTIVE = re.compile(r"^#\s*qlint:\s*(?P<body>.*)$")
 _DOCKER_SWITCHES = {"--rm", "-it", "-ti", "-i", "-t", "-d", "--privileged", "--init", "--detach", "--interactive", "--tty"}
 
@@ -372,6 +373,16 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
             if key not in seen:
                 seen.add(key)
                 plan.image_tags.append(_value(word))
+    # images named in comments ("# Image: quay.io/ascend/vllm-ascend:v0.18.0rc1-a3") come first,
+    # so an image the code itself uses still wins (the image_tag fact takes the last one)
+    noted: list[Value] = []
+    for comment in parsed.comments:
+        for match in _IMAGE_IN_COMMENT.finditer(comment.text):
+            if comment.span.line == comment.span.end_line and parse_image(match.group(0)):
+                column = comment.span.column + match.start()
+                span = Span(comment.span.line, column, comment.span.line, column + len(match.group(0)))
+                noted.append(Value(text=match.group(0), span=span, raw=match.group(0)))
+    plan.image_tags[:0] = noted
     for comment in parsed.comments:
         text = comment.text
         if plan.shebang is None and (text.startswith("#!") or text.startswith("#/")):

@@ -405,11 +405,16 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None) -> 
         bad = _first_error(root)
         assert bad is not None
         span = source.span(bad.start_byte, max(bad.end_byte, bad.start_byte))
-        snippet = source.data[bad.start_byte : bad.start_byte + 1].decode("utf-8", "replace")
+        region = source.data[bad.start_byte : bad.end_byte]
+        quote = next((q for q in (b"'", b'"', b"`") if q in region), None)
+        if quote is not None and not bad.is_missing:
+            offset = bad.start_byte + region.index(quote)
+            span = source.span(offset, offset + 1)
+        snippet = quote.decode() if quote is not None else ""
         if bad.is_missing:
             message = f"unterminated construct: expected {bad.type!r} before the end"
         elif snippet in ("'", '"', "`"):
-            message = f"unterminated quote {snippet} starting here"
+            message = f"unterminated quote {snippet} starting here (no matching closing quote)"
         else:
             message = "bash cannot parse this part of the script"
         raise ShellSyntaxError(message, span)

@@ -1,1 +1,129 @@
-"""(being written)"""
+"""Client rules: curl, lm_eval and ``vllm bench serve`` must ask for a name the server answers to.
+
+Sources: seed 001 sections 6-8 (clients use the --served-model-name), vLLM's OpenAI server
+(``The model `X` does not exist.``, HTTP 404), ``vllm_ascend_facts.md section 5``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+from qlint.rules.plan import ClientCommand, Value
+
+SERVE = "vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --served-model-name qwen3.5 --tensor-parallel-size 2\n"
+
+NAME_MISMATCH = RuleMeta(
+    id="QL801",
+    name="client-model-name-mismatch",
+    severity="error",
+    scope="script",
+    requires=("served_names",),
+    fix="safe",
+    title=Text(en="A client asks for a model name the server does not serve",
+               zh="客户端请求的模型名不是服务端提供的名称"),
+    why=Text(
+        en="Once --served-model-name is given, vLLM answers only to those names; the model path is no "
+        "longer accepted. A curl body, an lm_eval model= argument or vllm bench serve (which sends its "
+        "--served-model-name, else its --model) naming anything else gets HTTP 404 'The model ... does "
+        "not exist.' For vllm bench serve the fix adds --served-model-name and keeps --model, which the "
+        "benchmark still needs to load the tokenizer.",
+        zh="给出 --served-model-name 后，vLLM 只认这些名称，模型路径不再被接受。curl 请求体、lm_eval 的 model= "
+        "参数或 vllm bench serve（发送其 --served-model-name，没有时发送 --model）若写了别的名字，会得到 HTTP 404"
+        "“The model ... does not exist.”。对 vllm bench serve，修复方式是补上 --served-model-name 并保留 "
+        "--model，因为基准工具仍要用它加载分词器。",
+    ),
+    sources=(
+        "001_1f87ed2ec95407d6.txt section 8",
+        "001_1f87ed2ec95407d6.txt section 6",
+        "001_1f87ed2ec95407d6.txt section 7",
+        "vllm@main:vllm/entrypoints/openai/engine/serving.py",
+        "vllm_ascend_facts.md section 5",
+    ),
+    examples=(
+        Example(
+            bad=SERVE + "curl http://localhost:8000/v1/completions -d '{\"model\": \"qwen3.6\", \"prompt\": \"hi\"}'\n",
+            good=SERVE + "curl http://localhost:8000/v1/completions -d '{\"model\": \"qwen3.5\", \"prompt\": \"hi\"}'\n",
+            fixed=SERVE + "curl http://localhost:8000/v1/completions -d '{\"model\": \"qwen3.5\", \"prompt\": \"hi\"}'\n",
+        ),
+        Example(
+            bad=SERVE + "vllm bench serve --model Eco-Tech/Qwen3.5-27B-w8a8-mtp --num-prompts 200\n",
+            good=SERVE + "vllm bench serve --model Eco-Tech/Qwen3.5-27B-w8a8-mtp --served-model-name qwen3.5 "
+            "--num-prompts 200\n",
+            fixed=SERVE + "vllm bench serve --model Eco-Tech/Qwen3.5-27B-w8a8-mtp --served-model-name qwen3.5 "
+            "--num-prompts 200\n",
+        ),
+    ),
+)
+
+
+def _word_at(client: ClientCommand, value: Value) -> tuple[int, Value] | None:
+    """The argv word whose span is the model name's span (the whole word), with its index."""
+    for index, word in enumerate(client.argv):
+        if word.span == value.span:
+            return index, word
+    return None
+
+
+def _curl_edits(client: ClientCommand, value: Value, name: str) -> list[Edit]:
+    if _word_at(client, value) is not None or "'" in name:
+        return []  # the span is the whole body: the key could not be located
+    return [Edit(value.span, json.dumps(name))]
+
+
+def _lm_eval_edits(client: ClientCommand, value: Value, name: str) -> list[Edit]:
+    found = _word_at(client, value)
+    if found is None or found[1].symbols:
+        return []
+    raw = found[1].raw
+    pattern = re.compile(r"(?:(?<=[\s,'\"=])|^)(model=)" + re.escape(value.text) + r"(?=$|[,'\"\s])")
+    new, count = pattern.subn(lambda m: m.group(1) + name, raw)
+    return [Edit(value.span, new)] if count == 1 and re.fullmatch(r"[\w.\-/:]+", name) else []
+
+
+def _bench_edits(client: ClientCommand, value: Value, name: str) -> tuple[str, list[Edit]]:
+    found = _word_at(client, value)
+    if found is None:
+        return "", []
+    index, word = found
+    text = word.text or ""
+    flag = text.split("=", 1)[0] if text.startswith("--") else (client.argv[index - 1].text or "")
+    if flag.replace("_", "-") == "--served-model-name":
+        new = f"{flag}={shlex.quote(name)}" if text.startswith("--") else shlex.quote(name)
+        return f"set --served-model-name to {name}", [Edit(value.span, new)]
+    return (f"add --served-model-name {name} (keep --model for the tokenizer)",
+            [Edit(value.span, f"{word.raw} --served-model-name {shlex.quote(name)}")])
+
+
+TOOL_NAME = {"curl": "curl request body", "lm_eval": "lm_eval model_args", "vllm-bench": "vllm bench serve"}
+
+
+@check(NAME_MISMATCH)
+def name_mismatch(scope: Scope):
+    served = scope.get("served_names")
+    if not served:
+        return
+    listed = ", ".join(repr(n) for n in served)
+    for client in scope.plan.clients():
+        value = client.model_name
+        if value is None or value.text is None or value.text in served or client.tool == "other":
+            continue
+        asked = value.text
+        message = (f"{TOOL_NAME[client.tool]} asks for model {asked!r}, but the vllm serve command(s) in this "
+                   f"script answer only to {listed}; the server replies 404 \"The model `{asked}` does not exist.\"")
+        if len(served) != 1:
+            yield Finding(NAME_MISMATCH, message, value.span, Fix(f"use one of the served names ({listed})"))
+            continue
+        name = served[0]
+        if client.tool == "curl":
+            description, edits = f"set \"model\" to {name!r}", _curl_edits(client, value, name)
+        elif client.tool == "lm_eval":
+            description, edits = f"set model={name} in --model_args", _lm_eval_edits(client, value, name)
+        else:
+            description, edits = _bench_edits(client, value, name)
+            description = description or f"pass --served-model-name {name}"
+        yield Finding(NAME_MISMATCH, message, value.span, Fix(description, edits))

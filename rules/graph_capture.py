@@ -1,1 +1,422 @@
-"""(being written)"""
+"""ACLGraph capture rules: capture sizes vs speculative decoding, --enforce-eager vs a
+graph mode, the draft model's eager switch, and FlashComm1's TP constraints.
+
+Also home of the capture-size arithmetic shared with ``scheduling`` (QL304):
+vLLM's default capture grid on Ascend and its spec-decode rounding
+(``vllm@v0.23.0:vllm/config/vllm.py L1661-1770``,
+``vllm@v0.23.0:vllm/config/compilation.py L1432-1518``,
+``vllm-ascend@v0.23.0:vllm_ascend/platform.py L207-241``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from qlint.knowledge.base import MAIN
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Known, Scope, Unknown, check, fact
+from qlint.rules.plan import Span
+
+FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+ASCEND_DEFAULT_CAPTURE_CAP = 512  # tokens; Ascend drops vLLM's CUDA "x 2" (platform.py L207-241)
+NPU_DEFAULT_BATCHED_TOKENS = 2048  # vllm serve default when the NPU memory query fails (facts section 5)
+
+
+# -- capture-size arithmetic (mirrors vLLM / vllm-ascend) ---------------------
+
+def round_up(value: int, multiple: int) -> int:
+    """Smallest multiple of ``multiple`` that is >= ``value``."""
+    return -(-value // multiple) * multiple
+
+
+def default_capture_sizes(limit: int, batched_tokens: int) -> list[int]:
+    """vLLM's default capture list (token counts) for a maximum capture size ``limit``.
+
+    [1, 2, 4], multiples of 8 below 256, multiples of 16 from 256, all <= limit
+    (limit already clipped to ``batched_tokens``), plus ``batched_tokens`` itself
+    when it fits under the limit.
+    """
+    limit = min(limit, batched_tokens)
+    sizes = [size for size in (1, 2, 4) if size <= limit]
+    if limit >= 8:
+        sizes += list(range(8, min(limit + 1, 256), 8))
+    if limit >= 256:
+        sizes += list(range(256, limit + 1, 16))
+    if batched_tokens <= limit:
+        sizes.append(batched_tokens)
+    return sorted(set(sizes))
+
+
+def round_for_spec(sizes: list[int], multiple: int) -> list[int]:
+    """vLLM's rounding of capture sizes for FULL decode graphs with k+1 tokens per step.
+
+    Each size is rounded up to a multiple; results above the largest size are
+    dropped; if none is left but ``multiple`` itself fits, ``[multiple]``.
+    An empty result means vLLM raises ``ValueError("No valid cudagraph sizes ...")``.
+    """
+    if not sizes or multiple <= 1:
+        return list(sizes)
+    largest = max(sizes)
+    rounded = sorted({round_up(size, multiple) for size in sizes if round_up(size, multiple) <= largest})
+    if not rounded and multiple <= largest:
+        rounded = [multiple]
+    return rounded
+
+
+def format_sizes(sizes: list[int], spaced: bool = True) -> str:
+    """A capture list as JSON text: ``[2, 8]`` (or ``[2,8]`` when not ``spaced``)."""
+    return "[" + (", " if spaced else ",").join(str(size) for size in sizes) + "]"
+
+
+# -- facts ----------------------------------------------------------------------
+
+@fact("moe_if_known", requires=("moe",))
+def moe_if_known(scope: Scope):
+    """True/False for a model in the knowledge, None when the model is not known."""
+    known = scope.known("moe")
+    return Known(None, "model not in the knowledge") if known is None else known
+
+
+# -- rule metadata ------------------------------------------------------------
+
+SPEC_MULTIPLE = RuleMeta(
+    id="QL401",
+    name="capture-sizes-not-multiple-of-spec",
+    severity="warning",
+    requires=("capture_sizes", "mtp_tokens", "cudagraph_mode", "batched_tokens"),
+    fix="safe",
+    title=Text(en="Capture sizes are not multiples of num_speculative_tokens + 1",
+               zh="捕获尺寸不是 num_speculative_tokens + 1 的倍数"),
+    why=Text(
+        en="In a FULL decode graph mode with k speculative tokens every decode step carries k+1 tokens "
+        "per request, so vLLM rounds each cudagraph_capture_sizes entry up to a multiple of k+1, drops "
+        "rounded sizes above the largest one (and sizes above --max-num-batched-tokens) and fails with "
+        "ValueError when nothing is left. The list you wrote is not the list that gets captured; the "
+        "MTP tutorials recommend n x (k+1). Seed 001's Atlas 300I example [1, 8] with k=1 becomes "
+        "[2, 8], which the v0.23.0 release docs later wrote out.",
+        zh="在 FULL 类解码图模式下使用 k 个推测 token 时，每个请求每步解码携带 k+1 个 token，"
+        "因此 vLLM 会把 cudagraph_capture_sizes 的每一项向上取整为 k+1 的倍数，丢弃取整后超过最大值的项"
+        "（以及超过 --max-num-batched-tokens 的项），若一项不剩则报 ValueError。实际捕获的列表与所写的不同；"
+        "MTP 教程建议取 n x (k+1)。种子 001 中 Atlas 300I 的 [1, 8]（k=1）会变成 [2, 8]，"
+        "v0.23.0 的发布文档随后也改成了 [2, 8]。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/config/compilation.py L1432-1518",
+        "vllm@v0.23.0:vllm/config/vllm.py L1690-1770",
+        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署 Notice (cudagraph_capture_sizes n x (mtp + 1))",
+        "001_1f87ed2ec95407d6.txt section 5.1",
+        "vllm_ascend_facts.md section 4.4",
+        "vllm_ascend_facts.md section 7 item 11",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --tensor-parallel-size 4 "
+            "--speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 1}' "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [1, 8]}'\n",
+            good="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --tensor-parallel-size 4 "
+            "--speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 1}' "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [2, 8]}'\n",
+            fixed="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --tensor-parallel-size 4 "
+            "--speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 1}' "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [2, 8]}'\n",
+        ),
+    ),
+)
+
+EAGER_OVERRIDES = RuleMeta(
+    id="QL402",
+    name="enforce-eager-overrides-graph",
+    severity="warning",
+    requires=("enforce_eager", "compilation"),
+    title=Text(en="--enforce-eager silently cancels the configured graph mode",
+               zh="--enforce-eager 会悄悄取消已配置的图模式"),
+    why=Text(
+        en="--enforce-eager is the same as compilation mode none with cudagraph_mode none: vLLM logs one "
+        "line and ignores the cudagraph_mode (and capture sizes) of --compilation-config. The script "
+        "asks for two opposite things; whoever reads it cannot tell whether graphs are meant to run.",
+        zh="--enforce-eager 等同于 compilation mode 为 none 且 cudagraph_mode 为 none：vLLM 只打印一行日志，"
+        "就忽略 --compilation-config 中的 cudagraph_mode（及捕获尺寸）。脚本同时提出了两个相反的要求，"
+        "读者无法判断是否本应运行图模式。",
+    ),
+    sources=("vllm@v0.23.0:vllm/config/vllm.py L1054-1060", "vllm_ascend_facts.md section 4.5"),
+    examples=(
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B --enforce-eager --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+            good="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+        ),
+    ),
+)
+
+DRAFT_EAGER = RuleMeta(
+    id="QL403",
+    name="spec-decode-eager-draft",
+    severity="info",
+    requires=("speculative", "cudagraph_mode"),
+    fix="safe",
+    title=Text(en="The speculative draft does not say whether it runs eager",
+               zh="推测解码的草稿模型未声明是否以 eager 方式运行"),
+    why=Text(
+        en="Without an enforce_eager key in --speculative-config the draft (MTP) model inherits the main "
+        "model's graph mode. vLLM accepts either; every MTP launch command in the Qwen3.5/3.6 tutorials "
+        "sets \"enforce_eager\": true so only the main model is captured, which keeps capture time and "
+        "graph memory down. This is a note, not an error; an explicit false is respected.",
+        zh="--speculative-config 中没有 enforce_eager 键时，草稿（MTP）模型沿用主模型的图模式。"
+        "vLLM 两种写法都接受；Qwen3.5/3.6 教程里每条 MTP 启动命令都写了 \"enforce_eager\": true，"
+        "只捕获主模型，以减少捕获时间和图内存。这只是提示而非错误；显式写 false 时不提示。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/config/speculative.py L77-78",
+        "001_1f87ed2ec95407d6.txt section 5.1",
+        "003_ce9d3b502b9e7b97.txt section 单节点部署",
+        "vllm_ascend_facts.md section 4.4",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, \"enforce_eager\": true}'\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, \"enforce_eager\": true}'\n",
+        ),
+    ),
+)
+
+FLASHCOMM1 = RuleMeta(
+    id="QL404",
+    name="flashcomm1-constraints",
+    severity="error",
+    requires=("flashcomm1", "tp", "expert_parallel", "moe_if_known", "capture_sizes", "cudagraph_mode",
+              "version", "additional_config"),
+    faq="flashcomm1-when",
+    title=Text(en="FlashComm1 is on where it cannot work", zh="在不满足条件的配置下开启了 FlashComm1"),
+    why=Text(
+        en="FlashComm v1 (enable_flashcomm1 / VLLM_ASCEND_ENABLE_FLASHCOMM1, additional-config wins) splits "
+        "activations across TP ranks: up to v0.26 vllm-ascend asserts TP > 1 and, for MoE models, "
+        "--enable-expert-parallel; with graphs on it keeps only capture sizes that are multiples of TP "
+        "(the seeds say so too) and asserts when none is. On main both switches are ignored with a "
+        "deprecation warning, because upstream sequence parallelism turns itself on with EP, TP > 1 "
+        "and DP > 1; there the finding is only informational.",
+        zh="FlashComm v1（enable_flashcomm1 / VLLM_ASCEND_ENABLE_FLASHCOMM1，additional-config 优先）把激活按 TP "
+        "切分：v0.26 及以前 vllm-ascend 断言 TP > 1，MoE 模型还须开启 --enable-expert-parallel；开启图模式时"
+        "只保留 TP 整数倍的捕获尺寸（种子教程也这样要求），一个都没有时断言失败。main 分支上两个开关都只打印"
+        "弃用警告并被忽略，因为上游序列并行在 EP、TP > 1、DP > 1 时自动开启，此时仅作提示。",
+    ),
+    sources=(
+        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L549-568",
+        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L763-770",
+        "vllm-ascend@v0.23.0:vllm_ascend/utils.py L903-929",
+        "vllm-ascend@main:vllm_ascend/ascend_config.py L44-48",
+        "000_94316b1b2010938d.txt section 9.2 item 6",
+        "vllm_ascend_facts.md section 4.2",
+        "vllm_ascend_facts.md section 4.5",
+        "vllm_ascend_facts.md section 7 item 2",
+    ),
+    examples=(
+        Example(
+            bad="export VLLM_ASCEND_ENABLE_FLASHCOMM1=1\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 1\n",
+            good="export VLLM_ASCEND_ENABLE_FLASHCOMM1=1\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
+            version="v0.23.0",
+        ),
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --tensor-parallel-size 4 "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [1, 2, 4, 8]}' "
+            "--enable-expert-parallel --additional-config '{\"enable_flashcomm1\": true}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --tensor-parallel-size 4 "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [4, 8]}' "
+            "--enable-expert-parallel --additional-config '{\"enable_flashcomm1\": true}'\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+# -- helpers -------------------------------------------------------------------
+
+def _json_span(scope: Scope, flag: str, key: str) -> Span:
+    """The span of a JSON key's value, else the option's value, else the command."""
+    option = scope.serve.opt(flag)
+    if option is None:
+        return scope.serve.span
+    if option.json is not None and key in option.json.key_spans:
+        return option.json.key_spans[key]
+    return option.value.span if option.value is not None else option.span
+
+
+def _list_spaced(scope: Scope, key: str) -> bool:
+    """True when the script writes the list of ``key`` with ', ' separators (or has one item)."""
+    option = scope.serve.opt("--compilation-config")
+    raw = option.value.raw if option is not None and option.value is not None else ""
+    match = re.search(re.escape(key) + r'\W*\[([^\]]*)\]', raw or "")
+    if match is None or "," not in match.group(1):
+        return True
+    return ", " in match.group(1)
+
+
+# -- checks --------------------------------------------------------------------
+
+@check(SPEC_MULTIPLE, relations=(("divides", "mtp_tokens", "capture_sizes"),))
+def spec_multiple(scope: Scope):
+    """Explicit capture sizes in a FULL decode mode with k > 0: report vLLM's rounding."""
+    sizes, k = scope.get("capture_sizes"), scope.get("mtp_tokens")
+    if sizes is None or k < 1 or scope.get("cudagraph_mode") not in FULL_DECODE_MODES or not sizes:
+        return
+    step = k + 1
+    budget = scope.get("batched_tokens")
+    kept = sorted({size for size in sizes if size <= budget})
+    too_big = sorted({size for size in sizes if size > budget})
+    rounded = round_for_spec(kept, step)
+    span = _json_span(scope, "--compilation-config", "cudagraph_capture_sizes")
+    dropped = f"; sizes above --max-num-batched-tokens {budget} are dropped first ({', '.join(map(str, too_big))})" \
+        if too_big else ""
+    if not rounded:
+        yield Finding(
+            SPEC_MULTIPLE,
+            f"cudagraph_capture_sizes {format_sizes(sizes)} leaves no size that is a multiple of "
+            f"num_speculative_tokens + 1 = {k} + 1 = {step} after rounding{dropped}: vLLM stops with "
+            "ValueError 'No valid cudagraph sizes after rounding'",
+            span,
+            Fix(f"use capture sizes that are multiples of {step}, e.g. {format_sizes([step, 2 * step])}"),
+            severity="error",
+        )
+        return
+    if rounded == sorted(set(sizes)):
+        return
+    new_text = format_sizes(rounded, _list_spaced(scope, "cudagraph_capture_sizes"))
+    yield Finding(
+        SPEC_MULTIPLE,
+        f"with num_speculative_tokens {k} each decode step holds {step} tokens per request, so vLLM rounds "
+        f"cudagraph_capture_sizes {format_sizes(sizes)} to {format_sizes(rounded)} (multiples of {step}, "
+        f"none above the largest){dropped}",
+        span,
+        Fix(f"write the sizes vLLM captures: {new_text} (n x (k+1))", [Edit(span, new_text)]),
+    )
+
+
+@check(EAGER_OVERRIDES, relations=(("conflicts", "enforce_eager", "compilation"),))
+def eager_overrides(scope: Scope):
+    """--enforce-eager with an explicit cudagraph_mode other than NONE."""
+    if not scope.get("enforce_eager"):
+        return
+    mode = scope.get("compilation").get("cudagraph_mode")
+    if not isinstance(mode, str) or mode.upper() == "NONE":
+        return
+    yield Finding(
+        EAGER_OVERRIDES,
+        f"--enforce-eager forces cudagraph_mode NONE, so cudagraph_mode {mode.upper()} in "
+        "--compilation-config is ignored (vLLM only logs a warning)",
+        _json_span(scope, "--compilation-config", "cudagraph_mode"),
+        Fix("drop --enforce-eager to run graphs, or drop cudagraph_mode to run eager"),
+    )
+
+
+def _insert_enforce_eager(scope: Scope) -> list[Edit]:
+    """An insertion of ``, "enforce_eager": true`` after the last top-level value, if placeable."""
+    option = scope.serve.opt("--speculative-config")
+    if option is None or option.json is None or option.value is None or "." in option.spelled:
+        return []
+    data = option.json.data
+    if not isinstance(data, dict) or not data:
+        return []
+    last = list(data)[-1]
+    span = option.json.key_spans.get(last)
+    raw = option.value.raw or ""
+    if span is None or not raw.startswith("'"):
+        return []  # inside double quotes the JSON is escaped and its spans are not mapped
+    text = ', "enforce_eager": true'
+    return [Edit(Span(span.end_line, span.end_column, span.end_line, span.end_column), text)]
+
+
+@check(DRAFT_EAGER)
+def draft_eager(scope: Scope):
+    """A speculative config without enforce_eager while the main model runs graphs."""
+    config = scope.get("speculative")
+    mode = scope.get("cudagraph_mode")
+    if config is None or mode == "NONE" or "enforce_eager" in config:
+        return
+    option = scope.serve.opt("--speculative-config")
+    edits = _insert_enforce_eager(scope)
+    yield Finding(
+        DRAFT_EAGER,
+        f"--speculative-config has no enforce_eager, so the {config.get('method', 'draft')} draft is captured "
+        f"in the main model's {mode} graph mode; the tutorials set \"enforce_eager\": true (vLLM accepts both)",
+        option.value.span if option is not None and option.value is not None else scope.serve.span,
+        Fix('add "enforce_eager": true to --speculative-config', edits),
+    )
+
+
+def _flashcomm1_switch(scope: Scope) -> tuple[str, Span] | None:
+    """Where FlashComm1 is asked for (additional-config key wins over the env var), or None."""
+    config = scope.get("additional_config")
+    if "enable_flashcomm1" in config:
+        return (f"additional-config enable_flashcomm1={json.dumps(config['enable_flashcomm1'])}",
+                _json_span(scope, "--additional-config", "enable_flashcomm1"))
+    setting = scope.serve.env.get("VLLM_ASCEND_ENABLE_FLASHCOMM1")
+    if setting is not None:
+        text = setting.value.text if setting.value is not None else ""
+        return f"VLLM_ASCEND_ENABLE_FLASHCOMM1={text}", setting.span
+    return None
+
+
+@check(FLASHCOMM1, relations=(("requires", "flashcomm1", "tp"), ("divides", "tp", "capture_sizes")))
+def flashcomm1(scope: Scope):
+    """FlashComm1 with TP=1, on MoE without EP, or with capture sizes that are not multiples of TP."""
+    version = scope.get("version")
+    switch = _flashcomm1_switch(scope)
+    if version == MAIN:
+        if switch is not None:
+            yield Finding(
+                FLASHCOMM1,
+                f"{switch[0]} is ignored on main (FlashComm v1 was removed; vllm-ascend only logs a deprecation "
+                "warning); sequence parallelism now turns on by itself with EP, TP > 1 and DP > 1",
+                switch[1],
+                Fix("remove the FlashComm1 switch"),
+                severity="info",
+            )
+        return
+    if not scope.get("flashcomm1") or switch is None:
+        return
+    where, span = switch
+    tp = scope.get("tp")
+    release = version
+    if tp <= 1:
+        yield Finding(
+            FLASHCOMM1,
+            f"{where} with --tensor-parallel-size {tp}: vllm-ascend {release} stops with AssertionError "
+            "'Flash Comm v1 is only supported when tp_size > 1'",
+            span,
+            Fix("use --tensor-parallel-size 2 or more, or switch FlashComm1 off"),
+        )
+        return
+    if scope.get("moe_if_known") and not scope.get("expert_parallel"):
+        yield Finding(
+            FLASHCOMM1,
+            f"{where} on a MoE model without --enable-expert-parallel: vllm-ascend {release} stops with "
+            "AssertionError 'Flash Comm v1 requires enable_expert_parallel=True for MoE models'",
+            span,
+            Fix("add --enable-expert-parallel, or switch FlashComm1 off"),
+        )
+    sizes = scope.get("capture_sizes")
+    if sizes is None or scope.get("cudagraph_mode") == "NONE":
+        return
+    kept = [size for size in sizes if size % tp == 0]
+    dropped = [size for size in sizes if size % tp]
+    if not dropped:
+        return
+    sizes_span = _json_span(scope, "--compilation-config", "cudagraph_capture_sizes")
+    if not kept:
+        yield Finding(
+            FLASHCOMM1,
+            f"with {where} and TP {tp}, no entry of cudagraph_capture_sizes {format_sizes(sizes)} is a multiple "
+            f"of {tp}: vllm-ascend {release} stops with AssertionError (capture sizes need multiples of tp_size)",
+            sizes_span,
+            Fix(f"use capture sizes that are multiples of {tp}, e.g. {format_sizes([tp, 2 * tp])}"),
+        )
+        return
+    yield Finding(
+        FLASHCOMM1,
+        f"with {where} and TP {tp}, vllm-ascend {release} drops the capture sizes that are not multiples of "
+        f"{tp}: {format_sizes(dropped)} (keeps {format_sizes(kept)}); those batches are padded to the next kept size",
+        sizes_span,
+        Fix(f"list only multiples of {tp}: {format_sizes(kept)}"),
+        severity="warning",
+    )

@@ -44,7 +44,7 @@ EP_DENSE = RuleMeta(
     id="QL202",
     name="ep-on-dense-model",
     severity="warning",
-    requires=("expert_parallel", "moe"),
+    requires=("expert_parallel", "moe", "model"),
     fix="safe",
     title=Text(en="Expert parallel on a dense model does nothing", zh="稠密模型开启专家并行没有作用"),
     why=Text(
@@ -58,7 +58,7 @@ EP_DENSE = RuleMeta(
         Example(
             bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --enable-expert-parallel\n",
             good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
-            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 \n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
         ),
     ),
 )

@@ -1,1 +1,188 @@
-"""(being written)"""
+"""Hybrid-model rules: prefix caching and the mamba cache mode on Qwen3.5/3.6 (GDN + full attention).
+
+Sources: ``vllm_ascend_facts.md section 4.7`` (prefix caching and mamba cache on hybrid
+models), ``section 4.4`` (Qwen3.5 MTP and ``mamba_cache_mode=all``), ``section 7`` item 6
+(seed 003's "enabled by default" claim), vllm-ascend#7944 (decode-node limitation).
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Known, Scope, Unknown, check, fact
+
+MTP_METHODS = ("mtp", "qwen3_5_mtp")
+
+
+@fact("mamba_cache_mode")
+def mamba_cache_mode(scope: Scope):
+    """--mamba-cache-mode as written (lower case), None when absent (vLLM default ``none``)."""
+    option = scope.serve.opt("--mamba-cache-mode")
+    if option is None or option.value is None:
+        return Known(None, "--mamba-cache-mode absent")
+    if option.value.text is None:
+        raise Unknown("mamba_cache_mode")
+    return Known(option.value.text.strip().lower(), option.spelled, option.value.span)
+
+
+DECODE_PREFIX = RuleMeta(
+    id="QL701",
+    name="pd-decode-prefix-caching",
+    severity="error",
+    requires=("kv_role", "hybrid", "prefix_caching", "mamba_cache_mode", "model"),
+    fix="safe",
+    faq="qwen35-397b-pd-prefix-caching",
+    title=Text(en="Prefix caching on a PD decode node serving a hybrid model",
+               zh="混合架构模型的 PD 解码节点开启了前缀缓存"),
+    why=Text(
+        en="On a decode instance (kv_role kv_consumer) the KV arrives from the prefill side through the "
+        "connector. For hybrid models (Qwen3.5/3.6, Qwen3-Next: GDN linear attention plus full "
+        "attention) prefix caching on such a node is a known, unfixed limitation (vllm-ascend#7944, "
+        "labelled wontfix), which is why the PD tutorials start decode nodes with "
+        "--no-enable-prefix-caching. The mamba cache 'align' mode only matters for prefix caching, so it "
+        "goes too.",
+        zh="解码实例（kv_role 为 kv_consumer）的 KV 由预填充侧经连接器传来。对混合架构模型（Qwen3.5/3.6、"
+        "Qwen3-Next：GDN 线性注意力加全注意力），在这类节点上开启前缀缓存是已知且不会修复的限制"
+        "（vllm-ascend#7944，标记为 wontfix），因此 PD 教程的解码节点都用 --no-enable-prefix-caching 启动。"
+        "mamba 缓存的 align 模式只为前缀缓存服务，也应一并去掉。",
+    ),
+    sources=(
+        "case-14",
+        "vllm-ascend#7944",
+        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署 (Notice)",
+        "vllm_ascend_facts.md section 4.7",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve /models/Qwen3.5-35B-A3B --mamba-cache-mode align --enable-prefix-caching "
+            "--kv-transfer-config '{\"kv_connector\": \"MooncakeLayerwiseConnector\", \"kv_role\": \"kv_consumer\"}'\n",
+            good="vllm serve /models/Qwen3.5-35B-A3B --no-enable-prefix-caching "
+            "--kv-transfer-config '{\"kv_connector\": \"MooncakeLayerwiseConnector\", \"kv_role\": \"kv_consumer\"}'\n",
+            fixed="vllm serve /models/Qwen3.5-35B-A3B --no-enable-prefix-caching "
+            "--kv-transfer-config '{\"kv_connector\": \"MooncakeLayerwiseConnector\", \"kv_role\": \"kv_consumer\"}'\n",
+        ),
+    ),
+)
+
+
+@check(DECODE_PREFIX, relations=(("conflicts", "kv_role", "prefix_caching"),))
+def decode_prefix(scope: Scope):
+    if scope.get("kv_role") != "kv_consumer" or not scope.get("hybrid") or scope.get("prefix_caching") is not True:
+        return
+    option = scope.serve.opt("--enable-prefix-caching")
+    mode = scope.get("mamba_cache_mode")
+    edits = [Edit(option.span, "--no-enable-prefix-caching")]
+    with_mode, drop = "", ""
+    if mode in ("align", "all"):
+        edits.append(Edit(scope.serve.opt("--mamba-cache-mode").span, ""))
+        with_mode, drop = f" with --mamba-cache-mode {mode}", f" and drop --mamba-cache-mode {mode} there"
+    model = scope.get("model").model.id
+    yield Finding(
+        DECODE_PREFIX,
+        f"prefix caching (--enable-prefix-caching{with_mode}) is not supported on PD decode nodes "
+        f"(kv_role kv_consumer) for hybrid Qwen3.5/3.6/Qwen3-Next models such as {model} "
+        "(known limitation, vllm-ascend #7944, wontfix)",
+        option.span,
+        Fix(f"use --no-enable-prefix-caching on the decode node{drop}", edits),
+    )
+
+
+BLOCK_SIZE = RuleMeta(
+    id="QL702",
+    name="hybrid-prefix-cache-block-size",
+    severity="info",
+    requires=("kv_role", "hybrid", "prefix_caching", "model"),
+    faq="hybrid-prefix-caching-block-size",
+    title=Text(en="Prefix caching on a hybrid model only reuses prefixes of about 2048 tokens or more",
+               zh="混合架构模型的前缀缓存只能复用约 2048 token 以上的前缀"),
+    why=Text(
+        en="To keep one attention page the same size as one GDN state page, vllm-ascend enlarges the "
+        "attention block of hybrid models, to about 2048 tokens. Prefix caching works in whole blocks, "
+        "so shared prefixes shorter than one block are never reused. Note on defaults: seed 003 says "
+        "prefix caching is on by default, but vLLM 0.23.0 (paired with vllm-ascend v0.23.0) turns it off "
+        "by default for hybrid models; the rule follows the code and only speaks when "
+        "--enable-prefix-caching is given explicitly.",
+        zh="为了让一个注意力页与一个 GDN 状态页大小相同，vllm-ascend 会把混合架构模型的注意力 block 调大到约 "
+        "2048 token。前缀缓存以整个 block 为单位，因此短于一个 block 的公共前缀永远不会被复用。关于默认值："
+        "seed 003 说前缀缓存默认开启，但 vLLM 0.23.0（与 vllm-ascend v0.23.0 配套）对混合架构模型默认关闭；"
+        "本规则以代码为准，只在显式给出 --enable-prefix-caching 时提示。",
+    ),
+    sources=(
+        "003_ce9d3b502b9e7b97.txt section 单节点部署",
+        "vllm-ascend@v0.23.0:vllm_ascend/patch/platform/patch_mamba_config.py L60-122",
+        "vllm@v0.23.0:vllm/config/model.py L1852-1856",
+        "vllm_ascend_facts.md section 4.7",
+        "vllm_ascend_facts.md section 7",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --enable-prefix-caching\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
+        ),
+    ),
+)
+
+
+@check(BLOCK_SIZE)
+def block_size(scope: Scope):
+    if scope.get("kv_role") == "kv_consumer" or not scope.get("hybrid") or scope.get("prefix_caching") is not True:
+        return
+    model = scope.get("model").model.id
+    yield Finding(
+        BLOCK_SIZE,
+        f"--enable-prefix-caching on hybrid {model}: the attention block grows to about 2048 tokens to match "
+        "the GDN state page, so only shared prefixes of roughly 2048+ tokens are ever reused",
+        scope.serve.opt("--enable-prefix-caching").span,
+    )
+
+
+MTP_ALL = RuleMeta(
+    id="QL703",
+    name="qwen35-mtp-mamba-cache-all",
+    severity="error",
+    requires=("model", "speculative", "mamba_cache_mode"),
+    fix="safe",
+    title=Text(en="--mamba-cache-mode all with Qwen3.5/3.6 MTP", zh="Qwen3.5/3.6 MTP 与 --mamba-cache-mode all 同用"),
+    why=Text(
+        en="The Qwen3.5 MTP draft model (also used by Qwen3.6) refuses the 'all' mamba cache mode when it "
+        "is built and asks for 'align' instead, so the server stops at model load. 'align' is also what "
+        "vLLM picks by itself for these models when prefix caching is on.",
+        zh="Qwen3.5 的 MTP 草稿模型（Qwen3.6 也使用它）在构建时拒绝 mamba 缓存的 all 模式，并提示改用 align，"
+        "因此服务会在加载模型时退出。对这些模型开启前缀缓存时，vLLM 自己选择的也正是 align。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/model_executor/models/qwen3_5_mtp.py L363-367",
+        "vllm_ascend_facts.md section 4.4",
+        "vllm_ascend_facts.md section 7",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --enable-prefix-caching --mamba-cache-mode all "
+            "--speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 3}'\n",
+            good="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --enable-prefix-caching --mamba-cache-mode align "
+            "--speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 3}'\n",
+            fixed="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --enable-prefix-caching --mamba-cache-mode align "
+            "--speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 3}'\n",
+        ),
+    ),
+)
+
+
+@check(MTP_ALL, relations=(("conflicts", "speculative", "mamba_cache_mode"),))
+def mtp_all(scope: Scope):
+    model = scope.get("model").model
+    speculative = scope.get("speculative")
+    if scope.get("mamba_cache_mode") != "all" or model.mtp_method != "qwen3_5_mtp" or not speculative:
+        return
+    method = speculative.get("method")
+    if method not in MTP_METHODS:
+        return
+    value = scope.serve.opt("--mamba-cache-mode").value
+    yield Finding(
+        MTP_ALL,
+        f"--mamba-cache-mode all with {method} speculative decoding on {model.id}: the MTP draft model raises "
+        "NotImplementedError (\"Qwen3_5MTP currently does not support 'all' prefix caching, please use "
+        "'--mamba-cache-mode=align' instead\")",
+        value.span,
+        Fix("use --mamba-cache-mode align", [Edit(value.span, "align")]),
+    )

@@ -1,1 +1,237 @@
-"""(being written)"""
+"""Quantization rules: float16 with W8A8 weights on A2/A3, the --quantization ascend flag.
+
+Sources: ``vllm_ascend_facts.md section 4.3`` (auto-detection of ModelSlim checkpoints,
+the ValueError for ``--quantization ascend`` on a checkpoint without
+``quant_model_description.json``), ``section 7`` item 20, and case-01
+(vllm-ascend#12907: the 310P recipe's float16 run on an A2 node).
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.base import parse_version
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+from qlint.rules.platform_310p import at_version, insert_option, release
+
+AUTO_DETECT_SINCE = "v0.17.0rc1"  # reapplied in 5ec610e832 (first shipped in v0.15.0rc1, reverted in v0.16.0rc1)
+_FP16 = ("float16", "half")
+
+FP16_W8A8 = RuleMeta(
+    id="QL507",
+    name="float16-on-a2-a3",
+    severity="error",
+    requires=("hardware", "dtype", "quantized_weights"),
+    fix="safe",
+    faq="quantization-support",
+    title=Text(en="float16 with W8A8 weights on Atlas A2/A3", zh="在 Atlas A2/A3 上用 float16 运行 W8A8 权重"),
+    why=Text(
+        en="--dtype float16 and --mamba-ssm-cache-dtype float16 belong to the Atlas 300I (310P) recipe. On "
+        "A2/A3 a W8A8 checkpoint run in float16 hands a float16 scale to npu_quant_matmul, which only takes "
+        "bfloat16/float32/int64 scales, so the engine dies in the profiling run. Use bfloat16 (or leave "
+        "--dtype out). The other 310P-only workarounds that usually travel with it (two capture sizes, "
+        "enable_npugraph_ex=false) are reported as info: harmless, but they cost performance on A2/A3.",
+        zh="--dtype float16 与 --mamba-ssm-cache-dtype float16 属于 Atlas 300I（310P）的配置。在 A2/A3 上用 "
+        "float16 运行 W8A8 权重时，npu_quant_matmul 会收到 float16 的 scale，而它只接受 bfloat16/float32/int64，"
+        "引擎在 profiling 阶段即崩溃。应改用 bfloat16（或不写 --dtype）。通常随之一起复制过来的其他 310P 专用"
+        "规避项（只捕获两个尺寸、enable_npugraph_ex=false）以提示报告：无害，但会损失 A2/A3 的性能。",
+    ),
+    sources=(
+        "case-01",
+        "vllm-ascend#12907",
+        "vllm-ascend#7443",
+        "001_1f87ed2ec95407d6.txt section 5.1",
+        "vllm_ascend_facts.md section 4.3",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend "
+            "--mamba-ssm-cache-dtype float16 --dtype float16\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend "
+            "--mamba-ssm-cache-dtype bfloat16 --dtype bfloat16\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend "
+            "--mamba-ssm-cache-dtype bfloat16 --dtype bfloat16\n",
+            hardware="a2",
+            version="v0.23.0rc1",
+        ),
+    ),
+)
+
+
+def _value_edit(option) -> list[Edit]:
+    return [Edit(option.value.span, "bfloat16")] if option is not None and option.value is not None else []
+
+
+def _carried_310p_workarounds(scope: Scope) -> list[str]:
+    """310P-only settings found in the command: a short capture list and npugraph_ex switched off."""
+    serve = scope.serve
+    found = []
+    compilation = serve.opt("--compilation-config")
+    if compilation is not None and compilation.json is not None and isinstance(compilation.json.data, dict):
+        sizes = compilation.json.data.get("cudagraph_capture_sizes")
+        if isinstance(sizes, list) and 0 < len(sizes) <= 2:
+            found.append(f"cudagraph_capture_sizes {sizes}")
+    additional = serve.opt("--additional-config")
+    if additional is not None and additional.json is not None:
+        if additional.json.get("ascend_compilation_config.enable_npugraph_ex") is False:
+            found.append("enable_npugraph_ex=false")
+    return found
+
+
+@check(FP16_W8A8)
+def float16_on_a2_a3(scope: Scope):
+    hardware = scope.get("hardware")
+    if hardware not in ("a2", "a3") or not scope.get("quantized_weights"):
+        return
+    serve = scope.serve
+    dtype_option = serve.opt("--dtype")
+    ssm_option = serve.opt("--mamba-ssm-cache-dtype")
+    ssm = (ssm_option.value.text or "").lower() if ssm_option is not None and ssm_option.value else ""
+    dtype_fp16 = scope.get("dtype") in _FP16
+    ssm_fp16 = ssm in _FP16
+    if not dtype_fp16 and not ssm_fp16:
+        return
+    name = hardware.upper()
+    said = " / ".join(
+        text for text, on in (("--dtype float16", dtype_fp16), ("--mamba-ssm-cache-dtype float16", ssm_fp16)) if on
+    )
+    edits = (_value_edit(dtype_option) if dtype_fp16 else []) + (_value_edit(ssm_option) if ssm_fp16 else [])
+    fix_text = " and ".join(
+        text for text, on in (("--dtype bfloat16 (or omit --dtype)", dtype_fp16),
+                              ("--mamba-ssm-cache-dtype bfloat16", ssm_fp16)) if on
+    )
+    if dtype_fp16:
+        yield Finding(
+            FP16_W8A8,
+            f"{said} {'are' if ssm_fp16 else 'is an'} Atlas-inference (310P) setting{'s' if ssm_fp16 else ''}; "
+            f"on Atlas {name} a W8A8 model fails in npu_quant_matmul (FP16 scale unsupported)",
+            dtype_option.value.span,
+            Fix(f"use {fix_text}", edits),
+        )
+    else:
+        yield Finding(
+            FP16_W8A8,
+            f"--mamba-ssm-cache-dtype float16 is an Atlas-inference (310P) setting; on Atlas {name} keep the "
+            "SSM cache in bfloat16 next to the W8A8 weights",
+            ssm_option.value.span,
+            Fix("use --mamba-ssm-cache-dtype bfloat16", edits),
+            severity="warning",
+        )
+    carried = _carried_310p_workarounds(scope)
+    if carried:
+        yield Finding(
+            FP16_W8A8,
+            f"{' and '.join(carried)} {'are' if len(carried) > 1 else 'is a'} 310P-only "
+            f"workaround{'s' if len(carried) > 1 else ''}, not needed on Atlas {name}",
+            serve.model.span if serve.model is not None else serve.span,
+            Fix("drop the 310P workarounds (default capture sizes, npugraph_ex on) on A2/A3"),
+            severity="info",
+        )
+
+
+FLAG_MISSING = RuleMeta(
+    id="QL508",
+    name="quantization-flag-missing",
+    severity="info",
+    requires=("quantized_weights", "version"),
+    fix="safe",
+    faq="quantization-support",
+    title=Text(en="W8A8 weights served without --quantization ascend",
+               zh="W8A8 权重未加 --quantization ascend"),
+    why=Text(
+        en="The tutorials say quantized checkpoints need --quantization ascend. Since v0.17.0rc1 vllm-ascend "
+        "finds quant_model_description.json in the checkpoint and selects the ascend method by itself, so the "
+        "flag is optional there (info); before that release (apart from v0.15.0rc1, which shipped an early "
+        "version of the detection) it is needed and its absence is a warning. Writing it keeps the script "
+        "explicit either way.",
+        zh="教程说量化权重需要 --quantization ascend。自 v0.17.0rc1 起，vllm-ascend 会在权重目录中发现 "
+        "quant_model_description.json 并自动选择 ascend 量化方法，因此该参数可以省略（提示）；在此之前"
+        "（除了带有早期自动检测的 v0.15.0rc1）必须写，缺失时报警告。无论哪种情况，写上都能让脚本更明确。",
+    ),
+    sources=(
+        "001_1f87ed2ec95407d6.txt section 5.1",
+        "vllm_ascend_facts.md section 4.3",
+        "vllm_ascend_facts.md section 7",
+        "vllm-ascend@v0.17.0rc1:vllm_ascend/quantization/utils.py L133",
+        "vllm-ascend@v0.23.0:vllm_ascend/quantization/utils.py L141",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 2\n",
+        ),
+    ),
+)
+
+
+@check(FLAG_MISSING)
+def quantization_flag_missing(scope: Scope):
+    serve = scope.serve
+    if not scope.get("quantized_weights") or serve.opt("--quantization") is not None:
+        return
+    version = release(scope)
+    needed = version < parse_version(AUTO_DETECT_SINCE) and scope.get("version") != "v0.15.0rc1"
+    where = at_version(scope)
+    if needed:
+        message = (f"W8A8 weights without --quantization ascend at {where}: this release does not detect "
+                   "ModelSlim checkpoints, so the flag is required")
+    else:
+        message = (f"W8A8 weights without --quantization ascend: the tutorials ask for it, though {where} "
+                   "detects quant_model_description.json and picks ascend by itself (since v0.17.0rc1)")
+    yield Finding(
+        FLAG_MISSING,
+        message,
+        serve.model.span if serve.model is not None else serve.span,
+        Fix("add --quantization ascend", insert_option(serve, "--quantization ascend")),
+        severity="warning" if needed else None,
+    )
+
+
+FLAG_ON_BF16 = RuleMeta(
+    id="QL509",
+    name="quantization-on-bf16",
+    severity="error",
+    requires=("quantized_weights", "model_ref"),
+    fix="safe",
+    faq="quantization-support",
+    title=Text(en="--quantization ascend on an unquantized (BF16) checkpoint",
+               zh="对未量化（BF16）权重使用 --quantization ascend"),
+    why=Text(
+        en="--quantization ascend makes vllm-ascend read the ModelSlim description "
+        "(quant_model_description.json). A BF16 checkpoint has none, so startup stops with "
+        "'ModelSlim Quantization Config Not Found'. Remove the flag, or point the model at the W8A8 checkpoint.",
+        zh="--quantization ascend 会让 vllm-ascend 读取 ModelSlim 描述文件（quant_model_description.json）。"
+        "BF16 权重没有该文件，启动时报 “ModelSlim Quantization Config Not Found” 并退出。请去掉该参数，"
+        "或改用 W8A8 权重。",
+    ),
+    sources=(
+        "vllm_ascend_facts.md section 4.3",
+        "vllm_ascend_facts.md section 7",
+        "vllm-ascend@v0.22.1rc1:vllm_ascend/quantization/modelslim_config.py L721",
+        "vllm-ascend@v0.23.0:vllm_ascend/quantization/modelslim_config.py L819",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --quantization ascend\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend\n",
+            fixed="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n",
+        ),
+    ),
+)
+
+
+@check(FLAG_ON_BF16)
+def quantization_on_bf16(scope: Scope):
+    option = scope.serve.opt("--quantization")
+    if option is None or option.value is None or (option.value.text or "").lower() != "ascend":
+        return
+    if scope.get("quantized_weights"):
+        return
+    yield Finding(
+        FLAG_ON_BF16,
+        f"--quantization ascend on {scope.get('model_ref')}, an unquantized (BF16) checkpoint: startup fails "
+        "with 'ModelSlim Quantization Config Not Found'",
+        option.span,
+        Fix("remove --quantization ascend", [Edit(option.span, "")]),
+    )

@@ -1,1 +1,266 @@
-"""(being written)"""
+"""Release rules: the image's hardware build, the first release that supports a model,
+environment variables that a release no longer reads.
+
+Sources: image suffixes (seed 000 section 4.1, seed 001 section 4.1), model support
+(``first_vllm_ascend`` / ``first_vllm_ascend_310p`` in models.toml) and the env-var
+history in env_vars.toml (``vllm_ascend_facts.md section 3``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.version import InvalidVersion, Version
+
+from qlint.knowledge.base import MAIN, parse_version
+from qlint.knowledge.images import parse_image
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Known, Scope, check, fact
+from qlint.rules.plan import DockerRun
+from qlint.rules.platform_310p import at_version, release
+
+SUFFIX_HARDWARE = {"-a3": "a3", "-310p": "310p", None: "a2"}
+HARDWARE_SUFFIX = {"a3": "-a3", "310p": "-310p", "a2": ""}
+_DAVINCI = re.compile(r"^/dev/davinci(\d+)$")
+
+IMAGE_HARDWARE = RuleMeta(
+    id="QL510",
+    name="image-hardware-mismatch",
+    severity="error",
+    scope="script",
+    fix="unsafe",
+    faq="devices-supported",
+    title=Text(en="The image is built for other hardware than the script targets",
+               zh="镜像对应的硬件与脚本的目标硬件不一致"),
+    why=Text(
+        en="vllm-ascend ships one image per hardware family: no suffix for Atlas A2, -a3 for Atlas A3 and "
+        "-310p for Atlas inference products. The wrong build loads kernels for another chip and fails at "
+        "startup. The target comes from --hardware or a '# qlint: hardware=' directive. An A2 node has 8 "
+        "NPUs, so an A2 image that maps /dev/davinci8 or higher is meant for an A3 node.",
+        zh="vllm-ascend 为每类硬件提供单独的镜像：Atlas A2 无后缀，Atlas A3 为 -a3，Atlas 推理产品为 -310p。"
+        "用错镜像会加载面向其他芯片的算子，启动即失败。目标硬件取自 --hardware 或 “# qlint: hardware=” 指令。"
+        "A2 节点只有 8 张 NPU，A2 镜像却映射 /dev/davinci8 及以上设备，说明它本应运行在 A3 节点上。",
+    ),
+    sources=(
+        "000_94316b1b2010938d.txt section 4.1",
+        "001_1f87ed2ec95407d6.txt section 4.1",
+        "vllm_ascend_facts.md section 4.1",
+    ),
+    examples=(
+        Example(
+            bad="# qlint: hardware=a3\nexport IMAGE=quay.io/ascend/vllm-ascend:v0.23.0\n",
+            good="# qlint: hardware=a3\nexport IMAGE=quay.io/ascend/vllm-ascend:v0.23.0-a3\n",
+            fixed="# qlint: hardware=a3\nexport IMAGE=quay.io/ascend/vllm-ascend:v0.23.0-a3\n",
+        ),
+        Example(
+            bad="docker run --rm --device /dev/davinci0 --device /dev/davinci15 -it "
+            "quay.io/ascend/vllm-ascend:v0.23.0 bash\n",
+            good="docker run --rm --device /dev/davinci0 --device /dev/davinci15 -it "
+            "quay.io/ascend/vllm-ascend:v0.23.0-a3 bash\n",
+        ),
+    ),
+)
+
+
+def _stated_hardware(scope: Scope) -> str | None:
+    """The hardware the user stated (--hardware, then a directive), never the one inferred from the image."""
+    if scope.settings.hardware:
+        return scope.settings.hardware.lower()
+    for directive in scope.plan.directives:
+        if "hardware" in directive.settings:
+            return directive.settings["hardware"].lower()
+    return None
+
+
+def _retagged(reference: str, tag: str, suffix: str | None, hardware: str) -> str:
+    """The same image reference with the hardware suffix for ``hardware``."""
+    old = f":{tag}{suffix or ''}"
+    return reference.replace(old, f":{tag}{HARDWARE_SUFFIX[hardware]}", 1)
+
+
+@check(IMAGE_HARDWARE)
+def image_hardware(scope: Scope):
+    stated = _stated_hardware(scope)
+    if stated in HARDWARE_SUFFIX:
+        for value in scope.plan.image_tags:
+            parsed = parse_image(value.text or "")
+            if parsed is None:
+                continue
+            tag, suffix = parsed
+            built_for = SUFFIX_HARDWARE[suffix]
+            if built_for == stated:
+                continue
+            new = _retagged(value.text, tag, suffix, stated)
+            edits = [Edit(value.span, new)] if value.raw == value.text and new != value.text else []
+            yield Finding(
+                IMAGE_HARDWARE,
+                f"image {value.text} is the {built_for.upper()} build ({suffix or 'no suffix'}), but the script "
+                f"targets {stated.upper()}",
+                value.span,
+                Fix(f"use the {stated.upper()} image {new}", edits, safety="unsafe"),
+            )
+    for command in scope.plan.commands:
+        if not isinstance(command, DockerRun) or command.image is None:
+            continue
+        parsed = parse_image(command.image.text or "")
+        if parsed is None or parsed[1] is not None:
+            continue
+        high = [(int(m.group(1)), device) for device in command.devices
+                if device.text and (m := _DAVINCI.match(device.text)) and int(m.group(1)) >= 8]
+        if high:
+            index, device = max(high, key=lambda item: item[0])
+            yield Finding(
+                IMAGE_HARDWARE,
+                f"docker run maps /dev/davinci{index} with the A2 image {command.image.text}; an A2 node has "
+                "NPUs 0-7 only, so this looks like an A3 node",
+                device.span,
+                Fix(f"on an A3 node use {_retagged(command.image.text, parsed[0], None, 'a3')}", safety="unsafe"),
+            )
+
+
+MODEL_SUPPORT = RuleMeta(
+    id="QL511",
+    name="version-below-model-support",
+    severity="error",
+    requires=("model", "version", "hardware_if_known"),
+    faq="version-pairing",
+    title=Text(en="The release is older than the first one that supports the model",
+               zh="所用版本早于首个支持该模型的版本"),
+    why=Text(
+        en="Each model (and the Atlas inference products for it) is supported from a given vllm-ascend "
+        "release on; an older image lacks the model code or its 310P kernels and fails to load it. The "
+        "first releases come from the tutorials' version notes.",
+        zh="每个模型（以及它在 Atlas 推理产品上的运行）都从某个 vllm-ascend 版本开始支持；更旧的镜像缺少模型"
+        "代码或对应的 310P 算子，无法加载。首个支持版本取自教程中的版本说明。",
+    ),
+    sources=(
+        "001_1f87ed2ec95407d6.txt section 1",
+        "000_94316b1b2010938d.txt section 1",
+        "003_ce9d3b502b9e7b97.txt section 简介",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n",
+            good="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --tensor-parallel-size 2\n",
+            version="v0.17.0rc1",
+        ),
+    ),
+)
+
+
+@fact("hardware_if_known", requires=("hardware",), scope="script")
+def hardware_if_known(scope: Scope):
+    """The hardware id, or None when neither the user nor the image says it."""
+    known = scope.known("hardware")
+    return Known(None, "hardware not given") if known is None else Known(known.value, known.origin, known.span)
+
+
+@check(MODEL_SUPPORT)
+def model_support(scope: Scope):
+    model = scope.get("model").model
+    version = release(scope)
+    hardware = scope.get("hardware_if_known")
+    first, where = model.first_vllm_ascend, ""
+    if hardware == "310p" and model.first_vllm_ascend_310p is not None:
+        first, where = model.first_vllm_ascend_310p, " on Atlas inference products (310P)"
+    if first is None or version >= parse_version(first):
+        return
+    serve = scope.serve
+    yield Finding(
+        MODEL_SUPPORT,
+        f"{model.id} is supported{where} from vllm-ascend {first}; the script runs {at_version(scope)}",
+        serve.model.span if serve.model is not None else serve.span,
+        Fix(f"use a {first} (or later) image; latest stable is {scope.kb.latest_stable.tag}"),
+    )
+
+
+STALE_ENV = RuleMeta(
+    id="QL512",
+    name="stale-env-var",
+    severity="warning",
+    scope="script",
+    requires=("version",),
+    title=Text(en="An exported environment variable is removed or deprecated", zh="导出的环境变量已被移除或弃用"),
+    why=Text(
+        en="vLLM and vllm-ascend drop environment switches over time. A removed variable does nothing (vLLM "
+        "only logs it as unknown), so the behaviour the script asks for silently does not happen: a warning. "
+        "A deprecated one still works but has a replacement, usually an --additional-config key: info. "
+        "vLLM-owned variables are compared with the vLLM release the vllm-ascend release pairs with.",
+        zh="vLLM 与 vllm-ascend 会逐步删除环境变量开关。已删除的变量不起任何作用（vLLM 只记录为未知变量），"
+        "脚本想要的行为会悄无声息地落空：报警告。已弃用的变量仍然生效，但已有替代项（通常是 --additional-config "
+        "的某个键）：报提示。vLLM 自己的变量按该 vllm-ascend 版本所配对的 vLLM 版本比较。",
+    ),
+    sources=(
+        "vllm_ascend_facts.md section 3.1",
+        "vllm_ascend_facts.md section 3.2",
+        "vllm_ascend_facts.md section 7",
+        "vllm@v0.23.0:vllm/envs.py L2082-2088",
+        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署",
+    ),
+    examples=(
+        Example(
+            bad="export VLLM_USE_V1=1\nvllm serve Qwen/Qwen3.6-27B\n",
+            good="export VLLM_USE_MODELSCOPE=True\nvllm serve Qwen/Qwen3.6-27B\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+def _paired_vllm(scope: Scope, tag: str) -> Version:
+    """The vLLM version a vllm-ascend release pairs with (same X.Y.Z; ``main`` is above all)."""
+    if tag == MAIN:
+        return parse_version(MAIN)
+    for item in scope.kb.releases:
+        if item.tag == tag:
+            return parse_version(item.vllm)
+    return Version(parse_version(tag).base_version)
+
+
+def _bound(text: str | None) -> Version | None:
+    if text is None:
+        return None
+    try:
+        return parse_version(text)
+    except InvalidVersion:
+        return None
+
+
+@check(STALE_ENV)
+def stale_env(scope: Scope):
+    release(scope)  # skip when the version is not a release tag
+    tag = scope.get("version")
+    where = at_version(scope)
+    seen: set[tuple[str, int, int]] = set()
+    for command in scope.plan.commands:
+        for setting in command.env.values():
+            key = (setting.name, setting.span.line, setting.span.column)
+            if not setting.exported or key in seen:
+                continue
+            seen.add(key)
+            record = scope.kb.env_index.get(setting.name)
+            if record is None:
+                continue
+            current = _paired_vllm(scope, tag) if record.owner == "vllm" else parse_version(tag)
+            owner = "vLLM" if record.owner == "vllm" else record.owner
+            removed, deprecated = _bound(record.removed_in), _bound(record.deprecated_in)
+            instead = f"; use {record.replacement} instead" if record.replacement else ""
+            paired = f" (vLLM {current.base_version})" if record.owner == "vllm" and tag != MAIN else ""
+            if removed is not None and current >= removed:
+                yield Finding(
+                    STALE_ENV,
+                    f"{setting.name} was removed in {owner} {record.removed_in}: at {where}{paired} it has no "
+                    f"effect{instead}",
+                    setting.span,
+                    Fix(f"remove the export of {setting.name}{instead}"),
+                )
+            elif deprecated is not None and current >= deprecated:
+                yield Finding(
+                    STALE_ENV,
+                    f"{setting.name} is deprecated since {owner} {record.deprecated_in} (still read at "
+                    f"{where}{paired}){instead}",
+                    setting.span,
+                    Fix(f"replace {setting.name}{instead}" if instead else f"remove the export of {setting.name}"),
+                    severity="info",
+                )

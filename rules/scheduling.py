@@ -1,1 +1,413 @@
-"""(being written)"""
+"""Scheduling and context rules: --max-model-len vs the model, --max-num-batched-tokens vs
+--max-num-seqs and --max-model-len, and --max-num-seqs vs the default ACLGraph capture grid.
+
+Sources: ``vllm_ascend_facts.md section 5`` (scheduler checks, NPU serve defaults),
+``section 4.5`` (default capture size on Ascend), ``section 7 item 13`` (seed 001's
+266000 > 262144); vLLM ``vllm/config/scheduler.py L259-300`` and ``config/model.py
+L2220-2248``; vllm-ascend v0.11.0rc1 ``core/schedule_config.py`` (ascend scheduler).
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.base import parse_version
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Known, Scope, Unknown, check, fact
+from qlint.rules.graph_capture import (
+    ASCEND_DEFAULT_CAPTURE_CAP,
+    FULL_DECODE_MODES,
+    NPU_DEFAULT_BATCHED_TOKENS,
+    default_capture_sizes,
+    round_for_spec,
+)
+from qlint.rules.plan import Span
+
+ASCEND_SCHEDULER_REMOVED = "v0.12.0rc1"  # vllm-ascend#4623 "Drop ascend scheduler"
+ASCEND_DEFAULT_GRID_SINCE = "v0.18.0rc1"  # platform default max capture size (vllm-ascend#7572)
+
+
+# -- facts ----------------------------------------------------------------------
+
+@fact("model_len_limit", requires=("max_model_len", "model"))
+def model_len_limit(scope: Scope):
+    """max_model_len in effect (tokens): --max-model-len, else the model's own maximum."""
+    given = scope.known("max_model_len")
+    if given is not None and given.value is not None:
+        return given
+    match = scope.known("model")
+    if match is None:
+        raise Unknown("model_len_limit")
+    return Known(match.value.model.max_model_len, f"maximum of {match.value.model.id}")
+
+
+@fact("chunked_prefill_flag")
+def chunked_prefill_flag(scope: Scope):
+    """vLLM's chunked prefill switch: False with --no-enable-chunked-prefill, else True (default)."""
+    option = scope.serve.opt("--enable-chunked-prefill")
+    if option is None:
+        return Known(True, "vLLM default for generative models")
+    return Known(not option.negated, option.spelled, option.span)
+
+
+def ascend_scheduler_removed_in(scope: Scope) -> str:
+    """Release that dropped additional-config ascend_scheduler_config (knowledge, else v0.12.0rc1)."""
+    sub = scope.kb.sub_config("--additional-config")
+    for key in sub.keys if sub is not None else ():
+        if key.key == "ascend_scheduler_config" and key.removed_in:
+            return key.removed_in
+    return ASCEND_SCHEDULER_REMOVED
+
+
+@fact("ascend_scheduler_unchunked", requires=("additional_config", "version"))
+def ascend_scheduler_unchunked(scope: Scope):
+    """True when additional-config ascend_scheduler_config.enabled is true without its own
+    enable_chunked_prefill, on a release that still reads it (it then turns chunked prefill off)."""
+    section = scope.get("additional_config").get("ascend_scheduler_config")
+    if not isinstance(section, dict) or section.get("enabled") is not True:
+        return Known(False, "ascend scheduler not enabled")
+    if section.get("enable_chunked_prefill") is True:
+        return Known(False, "ascend scheduler with enable_chunked_prefill")
+    if parse_version(scope.get("version")) >= parse_version(ascend_scheduler_removed_in(scope)):
+        return Known(False, "ascend_scheduler_config no longer read")
+    return Known(True, "additional-config ascend_scheduler_config.enabled=true")
+
+
+@fact("batched_tokens", requires=("max_num_batched_tokens", "chunked_prefill_flag", "model_len_limit"))
+def batched_tokens(scope: Scope):
+    """Tokens per scheduler step: --max-num-batched-tokens, else vLLM's NPU default (2048, raised
+    to max_model_len when chunked prefill is off)."""
+    given = scope.known("max_num_batched_tokens")
+    if given is None:
+        raise Unknown("batched_tokens")
+    if given.value is not None:
+        return given
+    if scope.get("chunked_prefill_flag"):
+        return Known(NPU_DEFAULT_BATCHED_TOKENS, "vLLM serve default on NPU (2048)")
+    limit = scope.known("model_len_limit")
+    if limit is None:
+        raise Unknown("batched_tokens")
+    return Known(max(limit.value, NPU_DEFAULT_BATCHED_TOKENS), "vLLM default without chunked prefill")
+
+
+# -- rule metadata ------------------------------------------------------------
+
+MODEL_LEN = RuleMeta(
+    id="QL301",
+    name="max-model-len-above-model-max",
+    severity="error",
+    requires=("max_model_len", "model"),
+    fix="unsafe",
+    title=Text(en="--max-model-len is above the model's maximum context", zh="--max-model-len 超过模型的最大上下文"),
+    why=Text(
+        en="vLLM compares --max-model-len with the length derived from the checkpoint's config "
+        "(max_position_embeddings) and refuses a larger value with ValueError, unless "
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set; then it only warns, and positions past the trained "
+        "length may produce NaN or garbage. Seed 001's long-context row asks for 266000 tokens while "
+        "the same tutorial gives 262144 as the model's limit.",
+        zh="vLLM 会把 --max-model-len 与检查点配置推导出的长度（max_position_embeddings）比较，"
+        "更大的值直接以 ValueError 拒绝；只有设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 时才仅给出警告，"
+        "而超出训练长度的位置可能产生 NaN 或无意义输出。种子 001 的长上下文配置写了 266000，"
+        "而同一教程给出的模型上限是 262144。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/config/model.py L2220-2248",
+        "001_1f87ed2ec95407d6.txt section 9.1 table 2",
+        "001_1f87ed2ec95407d6.txt section 5.1",
+        "vllm_ascend_facts.md section 7 item 13",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 266000\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 262144\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 262144\n",
+        ),
+    ),
+)
+
+DECODE_NEED = RuleMeta(
+    id="QL302",
+    name="batched-tokens-below-decode-need",
+    severity="error",
+    requires=("max_num_seqs", "batched_tokens", "mtp_tokens"),
+    fix="unsafe",
+    title=Text(en="--max-num-batched-tokens cannot hold one decode step of every sequence",
+               zh="--max-num-batched-tokens 容纳不下所有序列的一步解码"),
+    why=Text(
+        en="Each running request needs one token per decode step, k+1 with k speculative tokens. vLLM "
+        "refuses max_num_batched_tokens below max_num_seqs outright. Between max_num_seqs and "
+        "max_num_seqs x (k+1) it starts, but a full decode step no longer fits one batch, so MTP "
+        "requests are split across steps; the tutorials size decode nodes as max_num_seqs x (k+1) "
+        "(seed 003's D nodes: 32 x 4 = 128). Without the option vLLM's NPU default of 2048 is used.",
+        zh="每个运行中的请求每步解码需要 1 个 token，使用 k 个推测 token 时需要 k+1 个。"
+        "max_num_batched_tokens 小于 max_num_seqs 时 vLLM 直接拒绝启动；介于 max_num_seqs 与 "
+        "max_num_seqs x (k+1) 之间时可以启动，但一次完整的解码步放不进一个批次，MTP 请求会被拆到多步；"
+        "教程按 max_num_seqs x (k+1) 配置解码节点（种子 003 的 D 节点：32 x 4 = 128）。"
+        "未设置该参数时按 vLLM 在 NPU 上的默认值 2048 计算。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/config/scheduler.py L259-300",
+        "vllm@v0.23.0:vllm/engine/arg_utils.py L2287-2335",
+        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署",
+        "vllm_ascend_facts.md section 5",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-num-seqs 64 --max-num-batched-tokens 32\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-num-seqs 64 --max-num-batched-tokens 4096\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-num-seqs 64 --max-num-batched-tokens 64\n",
+        ),
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-num-seqs 32 --max-num-batched-tokens 64 "
+            "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, \"enforce_eager\": true}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-num-seqs 32 --max-num-batched-tokens 128 "
+            "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, \"enforce_eager\": true}'\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-num-seqs 32 --max-num-batched-tokens 128 "
+            "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, \"enforce_eager\": true}'\n",
+        ),
+    ),
+)
+
+UNCHUNKED = RuleMeta(
+    id="QL303",
+    name="batched-tokens-below-model-len",
+    severity="error",
+    requires=("max_num_batched_tokens", "model_len_limit", "chunked_prefill_flag", "ascend_scheduler_unchunked",
+              "additional_config", "version"),
+    fix="unsafe",
+    title=Text(en="Without chunked prefill, --max-num-batched-tokens is below --max-model-len",
+               zh="关闭分块预填充时 --max-num-batched-tokens 小于 --max-model-len"),
+    why=Text(
+        en="Without chunked prefill a whole prompt must fit one scheduler step, so vLLM (and the old "
+        "Ascend scheduler, additional-config ascend_scheduler_config.enabled without its own "
+        "enable_chunked_prefill) raises ValueError when max_num_batched_tokens < max_model_len. The "
+        "ascend scheduler was dropped in v0.12.0rc1, after which its section is ignored and chunked "
+        "prefill stays on; the rule follows the release the script runs.",
+        zh="关闭分块预填充时，一条完整的提示必须放进一个调度步，因此当 max_num_batched_tokens < max_model_len 时，"
+        "vLLM（以及旧版 Ascend 调度器：additional-config 中 ascend_scheduler_config.enabled 为真且未在其中开启 "
+        "enable_chunked_prefill）会报 ValueError。Ascend 调度器已在 v0.12.0rc1 删除，此后该配置被忽略、"
+        "分块预填充保持开启；本规则按脚本实际使用的版本判断。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/config/scheduler.py L259-271",
+        "vllm-ascend@v0.11.0rc1:vllm_ascend/core/schedule_config.py L38-75",
+        "vllm-ascend#4623",
+        "case-13",
+        "vllm_ascend_facts.md section 5",
+    ),
+    examples=(
+        Example(
+            bad="# qlint: vllm-ascend=v0.11.0rc1\nvllm serve /models/DeepSeek-V3.1-W8A8 --max-model-len 32768 "
+            "--max-num-batched-tokens 4096 --additional-config '{\"ascend_scheduler_config\":{\"enabled\":true}}'\n",
+            good="# qlint: vllm-ascend=v0.11.0rc1\nvllm serve /models/DeepSeek-V3.1-W8A8 --max-model-len 32768 "
+            "--max-num-batched-tokens 32768 --additional-config '{\"ascend_scheduler_config\":{\"enabled\":true}}'\n",
+            fixed="# qlint: vllm-ascend=v0.11.0rc1\nvllm serve /models/DeepSeek-V3.1-W8A8 --max-model-len 32768 "
+            "--max-num-batched-tokens 32768 --additional-config '{\"ascend_scheduler_config\":{\"enabled\":true}}'\n",
+        ),
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-model-len 16384 --max-num-batched-tokens 8192 "
+            "--no-enable-chunked-prefill\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-model-len 16384 --max-num-batched-tokens 8192\n",
+        ),
+    ),
+)
+
+OFF_GRID = RuleMeta(
+    id="QL304",
+    name="max-num-seqs-off-capture-grid",
+    severity="warning",
+    requires=("cudagraph_mode", "capture_sizes", "compilation", "max_num_seqs", "mtp_tokens", "batched_tokens",
+              "version", "kv_role"),
+    fix="unsafe",
+    title=Text(en="--max-num-seqs falls between the default ACLGraph capture sizes",
+               zh="--max-num-seqs 落在默认 ACLGraph 捕获尺寸之间"),
+    why=Text(
+        en="Without explicit cudagraph_capture_sizes, vllm-ascend (since v0.18.0rc1) caps capture at "
+        "min(max_num_seqs x (1+k), 512) tokens and vLLM fills the list with 1, 2, 4, multiples of 8 "
+        "(of 16 from 256) up to that cap, then rounds to multiples of k+1. A full decode batch of "
+        "max_num_seqs x (1+k) tokens that is not on this grid has no graph: the largest batches, the "
+        "ones that matter at full load, run eager. Choose max_num_seqs on the grid or list the size.",
+        zh="未显式设置 cudagraph_capture_sizes 时，vllm-ascend（v0.18.0rc1 起）把捕获上限定为 "
+        "min(max_num_seqs x (1+k), 512) 个 token，vLLM 用 1、2、4 以及 8 的倍数（256 起为 16 的倍数）"
+        "填满到该上限，再按 k+1 的倍数取整。若满载解码批次 max_num_seqs x (1+k) 不在这个网格上，"
+        "就没有对应的图：满载时最大的那些批次只能以 eager 方式运行。应把 max_num_seqs 取在网格上，或显式列出该尺寸。",
+    ),
+    sources=(
+        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L207-241",
+        "vllm@v0.23.0:vllm/config/vllm.py L1661-1730",
+        "vllm@v0.23.0:vllm/config/compilation.py L1432-1518",
+        "case-10",
+        "vllm_ascend_facts.md section 4.5",
+        "001_1f87ed2ec95407d6.txt section 5.1",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 12 "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+            good="vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 16 "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+            fixed="vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 16 "
+            "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+        ),
+    ),
+)
+
+
+# -- helpers -------------------------------------------------------------------
+
+def _value_span(scope: Scope, flag: str) -> Span | None:
+    option = scope.serve.opt(flag)
+    return option.value.span if option is not None and option.value is not None else None
+
+
+def _env_on(scope: Scope, name: str) -> bool:
+    setting = scope.serve.env.get(name)
+    if setting is None or setting.value is None:
+        return False
+    if setting.value.text is None:
+        raise Unknown(name)
+    return setting.value.text.strip().lower() in ("1", "true")
+
+
+# -- checks --------------------------------------------------------------------
+
+@check(MODEL_LEN, relations=(("in_range", "max_model_len", "model"),))
+def model_len(scope: Scope):
+    """--max-model-len above the model's max_model_len."""
+    asked, model = scope.get("max_model_len"), scope.get("model").model
+    if asked is None or asked <= model.max_model_len:
+        return
+    span = _value_span(scope, "--max-model-len")
+    fix = Fix(f"set --max-model-len to {model.max_model_len}, the model maximum",
+              [Edit(span, str(model.max_model_len))], "unsafe")
+    if _env_on(scope, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
+        yield Finding(
+            MODEL_LEN,
+            f"--max-model-len {asked} is above the {model.max_model_len} maximum of {model.id}; "
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets it start, but positions past the trained length may give NaN",
+            span, fix, severity="warning",
+        )
+        return
+    yield Finding(
+        MODEL_LEN,
+        f"--max-model-len {asked} is above the {model.max_model_len} maximum of {model.id}: vLLM stops with "
+        "ValueError (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
+        span, fix,
+    )
+
+
+@check(DECODE_NEED, relations=(("in_range", "max_num_seqs", "batched_tokens"),))
+def decode_need(scope: Scope):
+    """max_num_batched_tokens below max_num_seqs (error) or below max_num_seqs x (k+1) (warning)."""
+    seqs, budget, k = scope.get("max_num_seqs"), scope.get("batched_tokens"), scope.get("mtp_tokens")
+    need = seqs * (k + 1)
+    if budget >= need:
+        return
+    span = _value_span(scope, "--max-num-batched-tokens")
+    budget_text = f"--max-num-batched-tokens {budget}" if span else f"the default max-num-batched-tokens {budget}"
+    edits = [Edit(span, str(need))] if span else []
+    why = f"max-num-seqs x (k+1) = {seqs} x {k + 1}" if k else "one token per sequence"
+    fix = Fix(f"set --max-num-batched-tokens to at least {need} ({why})", edits, "unsafe")
+    where = span or _value_span(scope, "--max-num-seqs") or scope.serve.span
+    if budget < seqs:
+        yield Finding(
+            DECODE_NEED,
+            f"{budget_text} is below --max-num-seqs {seqs}: vLLM stops with ValueError "
+            "(max_num_batched_tokens must be >= max_num_seqs)",
+            where, fix,
+        )
+        return
+    yield Finding(
+        DECODE_NEED,
+        f"{budget_text} is below --max-num-seqs x (num_speculative_tokens + 1) = {seqs} x {k + 1} = {need}: "
+        "a full MTP decode step does not fit one batch",
+        where, fix, severity="warning",
+    )
+
+
+@check(UNCHUNKED, relations=(("in_range", "max_num_batched_tokens", "model_len_limit"),))
+def unchunked(scope: Scope):
+    """Chunked prefill off and an explicit --max-num-batched-tokens below max_model_len."""
+    budget, length = scope.get("max_num_batched_tokens"), scope.get("model_len_limit")
+    by_scheduler = scope.get("ascend_scheduler_unchunked")
+    if budget is None or budget >= length or (scope.get("chunked_prefill_flag") and not by_scheduler):
+        return
+    section = scope.get("additional_config").get("ascend_scheduler_config", {})
+    if by_scheduler and ("max_num_batched_tokens" in section or "max_model_len" in section):
+        return  # the section overrides the numbers itself
+    length_text = f"--max-model-len ({length})" if _value_span(scope, "--max-model-len") else \
+        f"the model's max_model_len ({length})"
+    if by_scheduler:
+        cause = "additional-config ascend_scheduler_config.enabled=true runs without chunked prefill"
+        note = (f" (note: ascend_scheduler_config was removed in vllm-ascend {ascend_scheduler_removed_in(scope)}; "
+                "later releases ignore it)")
+        doc = " (the doc fix used 8192)"
+    else:
+        cause, note, doc = "--no-enable-chunked-prefill turns chunked prefill off", "", ""
+    span = _value_span(scope, "--max-num-batched-tokens")
+    yield Finding(
+        UNCHUNKED,
+        f"{cause}, so --max-num-batched-tokens ({budget}) must be >= {length_text} (ValueError at startup){note}",
+        span,
+        Fix(f"raise --max-num-batched-tokens to >= {length} or lower --max-model-len{doc}",
+            [Edit(span, str(length))], "unsafe"),
+    )
+
+
+def _captured(seqs: int, k: int, budget: int) -> list[int]:
+    """The default capture list (tokens) vLLM-Ascend builds for ``seqs`` requests of k+1 tokens."""
+    limit = min(seqs * (k + 1), ASCEND_DEFAULT_CAPTURE_CAP)
+    return round_for_spec(default_capture_sizes(limit, budget), k + 1)
+
+
+def _on_grid(seqs: int, k: int, budget: int) -> bool:
+    return seqs * (k + 1) in _captured(seqs, k, budget)
+
+
+def _grid_neighbours(seqs: int, k: int, budget: int) -> tuple[int | None, int | None]:
+    """The nearest max-num-seqs values below and above ``seqs`` whose full decode batch is captured."""
+    step = k + 1
+    lower = next((s for s in range(seqs - 1, 0, -1) if _on_grid(s, k, budget)), None)
+    upper = next((s for s in range(seqs + 1, ASCEND_DEFAULT_CAPTURE_CAP // step + 1)
+                  if s * step <= budget and _on_grid(s, k, budget)), None)
+    return lower, upper
+
+
+@check(OFF_GRID, relations=(("in_range", "max_num_seqs", "capture_sizes"),))
+def off_grid(scope: Scope):
+    """A full decode batch (max_num_seqs x (1+k) tokens) that the default capture list misses."""
+    mode = scope.get("cudagraph_mode")
+    if mode not in FULL_DECODE_MODES or scope.get("capture_sizes") is not None:
+        return
+    if scope.get("compilation").get("max_cudagraph_capture_size") is not None or scope.get("kv_role") == "kv_producer":
+        return
+    if parse_version(scope.get("version")) < parse_version(ASCEND_DEFAULT_GRID_SINCE):
+        return
+    seqs, k, budget = scope.get("max_num_seqs"), scope.get("mtp_tokens"), scope.get("batched_tokens")
+    step = k + 1
+    target = seqs * step
+    if target > ASCEND_DEFAULT_CAPTURE_CAP or target > budget:
+        return  # capped by design / reported by QL302
+    sizes = _captured(seqs, k, budget)
+    if target in sizes or not sizes:
+        return
+    last = sizes[-1]
+    covered = last // step
+    grid = "1,2,4, multiples of 8" + (", of 16 from 256" if target > 256 else "") + \
+        (f", rounded to multiples of {step}" if step > 1 else "")
+    batch = f"--max-num-seqs {seqs}" + (f" x (1 + {k} speculative tokens) = {target} tokens" if k else "")
+    stops = f"{last}" + (f" tokens ({covered} requests)" if k else "")
+    lower, upper = _grid_neighbours(seqs, k, budget)
+    choices = " or ".join(str(s) for s in (lower, upper) if s is not None)
+    listed = sorted(set(sizes) | {target})
+    example = f" (e.g. [{','.join(map(str, listed))}])" if len(listed) <= 8 else ""
+    span = _value_span(scope, "--max-num-seqs")
+    edits = [Edit(span, str(upper))] if span is not None and upper is not None else []
+    yield Finding(
+        OFF_GRID,
+        f"{batch} is off the default ACL-graph capture grid ({grid}) with {mode}, so the default capture list "
+        f"stops at {stops} and decode batches of {covered + 1}-{seqs} run eager (~7x slower at full load in a "
+        "reported case)",
+        span or scope.serve.span,
+        Fix(f"use --max-num-seqs {choices}, or set cudagraph_capture_sizes explicitly including {target}{example}",
+            edits, "unsafe"),
+    )

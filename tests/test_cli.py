@@ -1,0 +1,146 @@
+"""The command line: exit codes, formats, the JSON contract, bad input, rules/explain."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from qlint.linter.cli import main
+
+from conftest import FIXTURES
+
+BAD = "#!/bin/bash\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 3\n"
+CLEAN = "#!/bin/bash\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend\n"
+CONTRACT = {"path", "line", "column", "end_line", "end_column", "rule", "name", "severity",
+            "message", "fix", "sources", "faq"}
+
+
+def run(args, stdin=None):
+    return CliRunner().invoke(main, args, input=stdin)
+
+
+def write(tmp_path, name, text, mode="w"):
+    path = tmp_path / name
+    if mode == "wb":
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return str(path)
+
+
+def test_findings_exit_1_and_text_format(tmp_path):
+    path = write(tmp_path, "run.sh", BAD)
+    result = run([path, "--vllm-ascend-version", "v0.23.0"])
+    assert result.exit_code == 1
+    line = next(l for l in result.output.splitlines() if "QL206" in l)
+    assert line.startswith(f"{path}:2:61: error QL206 [tp-divides-heads] ")
+    assert "  fix: " in result.output
+
+
+def test_clean_script_exits_0(tmp_path):
+    path = write(tmp_path, "run.sh", CLEAN)
+    result = run([path, "--vllm-ascend-version", "v0.23.0", "--hardware", "a3"])
+    assert result.exit_code == 0, result.output
+    assert "no problems" in result.output
+
+
+def test_json_contract(tmp_path):
+    path = write(tmp_path, "run.sh", BAD)
+    result = run(["--format", "json", path, "--vllm-ascend-version", "v0.23.0"])
+    data = json.loads(result.stdout)
+    assert data and all(set(item) == CONTRACT for item in data)
+    item = next(i for i in data if i["rule"] == "QL206")
+    assert (item["line"], item["column"]) == (2, 61)
+    assert item["end_column"] == 62
+    assert item["severity"] == "error" and item["sources"]
+    assert item["fix"] is None or set(item["fix"]) == {"description", "replacement"}
+
+
+def test_json_empty_array_when_clean(tmp_path):
+    path = write(tmp_path, "run.sh", CLEAN)
+    result = run(["--format", "json", path, "--vllm-ascend-version", "v0.23.0"])
+    assert json.loads(result.stdout) == []
+
+
+def test_fail_level_error_ignores_warnings(tmp_path):
+    path = write(tmp_path, "run.sh", "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend \\\n\n")
+    assert run([path, "--vllm-ascend-version", "v0.23.0"]).exit_code == 1
+    assert run([path, "--vllm-ascend-version", "v0.23.0", "--fail-level", "error"]).exit_code == 0
+
+
+def test_stdin(tmp_path):
+    result = run(["-", "--vllm-ascend-version", "v0.23.0"], stdin=BAD)
+    assert result.exit_code == 1
+    assert "<stdin>:2:" in result.output
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"\x7fELF\x00\x00", "binary"),
+    (b"echo caf\xe9\n", "UTF-8"),
+    (b"vllm serve m --x '{\"a\": 1}\n", "unterminated"),
+])
+def test_bad_input_exit_2_with_location(tmp_path, content, needle):
+    path = write(tmp_path, "bad.sh", content, mode="wb")
+    result = run([path])
+    assert result.exit_code == 2
+    assert needle in result.output
+    assert f"{path}:" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_file_exit_2(tmp_path):
+    result = run([str(tmp_path / "nope.sh")])
+    assert result.exit_code == 2 and "cannot read" in result.output
+
+
+def test_huge_file_exit_2(tmp_path):
+    path = write(tmp_path, "big.sh", b"# x\n" * (2 * 1024 * 1024), mode="wb")
+    result = run([path])
+    assert result.exit_code == 2 and "bytes" in result.output
+
+
+def test_invalid_json_flag_is_a_finding_with_location(tmp_path):
+    path = write(tmp_path, "run.sh", "vllm serve m \\\n  --kv-transfer-config '{\"kv_role\": \"kv_consumer\",,}'\n")
+    result = run(["--format", "json", path, "--vllm-ascend-version", "v0.23.0"])
+    item = next(i for i in json.loads(result.stdout) if i["rule"] == "QL101")
+    assert (item["line"], item["column"]) == (2, 51)  # the second comma
+
+
+def test_directory_walk(tmp_path):
+    write(tmp_path, "a.sh", BAD)
+    write(tmp_path, "notes.txt", "not a script")
+    result = run(["--format", "json", str(tmp_path), "--vllm-ascend-version", "v0.23.0"])
+    paths = {item["path"] for item in json.loads(result.stdout)}
+    assert paths == {str(tmp_path / "a.sh")}
+
+
+def test_assumed_version_is_said_once(tmp_path):
+    a = write(tmp_path, "a.sh", BAD)
+    b = write(tmp_path, "b.sh", BAD)
+    result = run([a, b])
+    assert result.output.count("assuming v0.23.0") == 1
+
+
+def test_rules_and_explain():
+    listing = run(["rules"])
+    assert listing.exit_code == 0 and "QL201" in listing.output
+    explained = run(["explain", "QL201"])
+    assert explained.exit_code == 0
+    for heading in ("What it checks", "Why", "Example", "Use instead", "Sources"):
+        assert heading in explained.output
+    assert run(["explain", "ep-mixed-with-moe-tp", "--lang", "zh"]).exit_code == 0
+    assert run(["explain", "QL999"]).exit_code == 2
+
+
+def test_bad_usage_exit_2():
+    assert run(["--hardware", "h100", "x.sh"]).exit_code == 2
+    assert run(["--vllm-ascend-version", "banana", "x.sh"]).exit_code == 2
+
+
+def test_console_script_runs(tmp_path):
+    path = write(tmp_path, "run.sh", BAD)
+    completed = subprocess.run([sys.executable, "-m", "qlint.linter.cli", path], capture_output=True, text=True)
+    assert completed.returncode == 1
+    assert "QL206" in completed.stdout
