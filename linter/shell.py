@@ -399,7 +399,12 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None) -> 
     Raises ShellSyntaxError (with a span) when bash would not parse the text,
     e.g. an unterminated quote or ``$(``.
     """
-    tree = _parser().parse(source.data)
+    data = source.data
+    if data.rstrip(b" \t").endswith((b"\\\n", b"\\\r\n", b"\\")):
+        # bash ends a command at EOF even after a line continuation; tree-sitter
+        # wants one more newline. Appending at the end shifts no offset.
+        data += b"\n\n"
+    tree = _parser().parse(data)
     root = tree.root_node
     if root.has_error:
         bad = _first_error(root)

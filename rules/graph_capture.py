@@ -16,7 +16,7 @@ import re
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.models import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Known, Scope, Unknown, check, fact
+from qlint.rules.graph import Known, Scope, check, fact
 from qlint.rules.plan import Span
 
 FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
@@ -282,13 +282,15 @@ def spec_multiple(scope: Scope):
     if rounded == sorted(set(sizes)):
         return
     new_text = format_sizes(rounded, _list_spaced(scope, "cudagraph_capture_sizes"))
+    option = scope.serve.opt("--compilation-config")
+    mapped = option is not None and option.json is not None and "cudagraph_capture_sizes" in option.json.key_spans
     yield Finding(
         SPEC_MULTIPLE,
         f"with num_speculative_tokens {k} each decode step holds {step} tokens per request, so vLLM rounds "
         f"cudagraph_capture_sizes {format_sizes(sizes)} to {format_sizes(rounded)} (multiples of {step}, "
         f"none above the largest){dropped}",
         span,
-        Fix(f"write the sizes vLLM captures: {new_text} (n x (k+1))", [Edit(span, new_text)]),
+        Fix(f"write the sizes vLLM captures: {new_text} (n x (k+1))", [Edit(span, new_text)] if mapped else []),
     )
 
 
@@ -352,7 +354,7 @@ def _flashcomm1_switch(scope: Scope) -> tuple[str, Span] | None:
                 _json_span(scope, "--additional-config", "enable_flashcomm1"))
     setting = scope.serve.env.get("VLLM_ASCEND_ENABLE_FLASHCOMM1")
     if setting is not None:
-        text = setting.value.text if setting.value is not None else ""
+        text = (setting.value.text or setting.value.raw) if setting.value is not None else ""
         return f"VLLM_ASCEND_ENABLE_FLASHCOMM1={text}", setting.span
     return None
 
@@ -377,11 +379,10 @@ def flashcomm1(scope: Scope):
         return
     where, span = switch
     tp = scope.get("tp")
-    release = version
     if tp <= 1:
         yield Finding(
             FLASHCOMM1,
-            f"{where} with --tensor-parallel-size {tp}: vllm-ascend {release} stops with AssertionError "
+            f"{where} with --tensor-parallel-size {tp}: vllm-ascend {version} stops with AssertionError "
             "'Flash Comm v1 is only supported when tp_size > 1'",
             span,
             Fix("use --tensor-parallel-size 2 or more, or switch FlashComm1 off"),
@@ -390,7 +391,7 @@ def flashcomm1(scope: Scope):
     if scope.get("moe_if_known") and not scope.get("expert_parallel"):
         yield Finding(
             FLASHCOMM1,
-            f"{where} on a MoE model without --enable-expert-parallel: vllm-ascend {release} stops with "
+            f"{where} on a MoE model without --enable-expert-parallel: vllm-ascend {version} stops with "
             "AssertionError 'Flash Comm v1 requires enable_expert_parallel=True for MoE models'",
             span,
             Fix("add --enable-expert-parallel, or switch FlashComm1 off"),
@@ -407,14 +408,14 @@ def flashcomm1(scope: Scope):
         yield Finding(
             FLASHCOMM1,
             f"with {where} and TP {tp}, no entry of cudagraph_capture_sizes {format_sizes(sizes)} is a multiple "
-            f"of {tp}: vllm-ascend {release} stops with AssertionError (capture sizes need multiples of tp_size)",
+            f"of {tp}: vllm-ascend {version} stops with AssertionError (capture sizes need multiples of tp_size)",
             sizes_span,
             Fix(f"use capture sizes that are multiples of {tp}, e.g. {format_sizes([tp, 2 * tp])}"),
         )
         return
     yield Finding(
         FLASHCOMM1,
-        f"with {where} and TP {tp}, vllm-ascend {release} drops the capture sizes that are not multiples of "
+        f"with {where} and TP {tp}, vllm-ascend {version} drops the capture sizes that are not multiples of "
         f"{tp}: {format_sizes(dropped)} (keeps {format_sizes(kept)}); those batches are padded to the next kept size",
         sizes_span,
         Fix(f"list only multiples of {tp}: {format_sizes(kept)}"),

@@ -361,9 +361,10 @@ def npugraph_ex(scope: Scope):
         option = serve.opt("--additional-config")
         only_setting = config == {"ascend_compilation_config": {"enable_npugraph_ex": value}}
         edits = [Edit(option.span, "")] if only_setting else []
+        outcome = "redundant" if value is False else f"ignored ({str(value).lower()})"
         yield Finding(
             NPUGRAPH_EX,
-            f"ascend_compilation_config.enable_npugraph_ex is redundant at {where}: vllm-ascend turns "
+            f"ascend_compilation_config.enable_npugraph_ex is {outcome} at {where}: vllm-ascend turns "
             "npugraph_ex off on Atlas 300I (310P) by itself since v0.23.0",
             _key_span(serve, "--additional-config", _NPUGRAPH_KEY),
             Fix("remove the enable_npugraph_ex setting", edits),

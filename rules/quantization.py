@@ -12,6 +12,7 @@ from qlint.knowledge.base import parse_version
 from qlint.knowledge.models import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
+from qlint.rules.plan import Span
 from qlint.rules.platform_310p import at_version, insert_option, release
 
 AUTO_DETECT_SINCE = "v0.17.0rc1"  # reapplied in 5ec610e832 (first shipped in v0.15.0rc1, reverted in v0.16.0rc1)
@@ -62,19 +63,22 @@ def _value_edit(option) -> list[Edit]:
     return [Edit(option.value.span, "bfloat16")] if option is not None and option.value is not None else []
 
 
-def _carried_310p_workarounds(scope: Scope) -> list[str]:
-    """310P-only settings found in the command: a short capture list and npugraph_ex switched off."""
+def _carried_310p_workarounds(scope: Scope) -> list[tuple[str, Span]]:
+    """310P-only settings found in the command, with their spans: a short capture list and
+    npugraph_ex switched off."""
     serve = scope.serve
     found = []
     compilation = serve.opt("--compilation-config")
     if compilation is not None and compilation.json is not None and isinstance(compilation.json.data, dict):
         sizes = compilation.json.data.get("cudagraph_capture_sizes")
         if isinstance(sizes, list) and 0 < len(sizes) <= 2:
-            found.append(f"cudagraph_capture_sizes {sizes}")
+            span = compilation.json.key_spans.get("cudagraph_capture_sizes", compilation.span)
+            found.append((f"cudagraph_capture_sizes {sizes}", span))
     additional = serve.opt("--additional-config")
     if additional is not None and additional.json is not None:
-        if additional.json.get("ascend_compilation_config.enable_npugraph_ex") is False:
-            found.append("enable_npugraph_ex=false")
+        key = "ascend_compilation_config.enable_npugraph_ex"
+        if additional.json.get(key) is False:
+            found.append(("enable_npugraph_ex=false", additional.json.key_spans.get(key, additional.span)))
     return found
 
 
@@ -121,9 +125,9 @@ def float16_on_a2_a3(scope: Scope):
     if carried:
         yield Finding(
             FP16_W8A8,
-            f"{' and '.join(carried)} {'are' if len(carried) > 1 else 'is a'} 310P-only "
+            f"{' and '.join(text for text, _ in carried)} {'are' if len(carried) > 1 else 'is a'} 310P-only "
             f"workaround{'s' if len(carried) > 1 else ''}, not needed on Atlas {name}",
-            serve.model.span if serve.model is not None else serve.span,
+            carried[0][1],
             Fix("drop the 310P workarounds (default capture sizes, npugraph_ex on) on A2/A3"),
             severity="info",
         )

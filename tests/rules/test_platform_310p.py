@@ -223,3 +223,9 @@ def test_ql506_other_dtypes_and_hardware():
 def test_seed_310p_blocks_pass_the_310p_rules(name):
     findings = lint((FIXTURES / "seeds" / name).read_text(), "310p", "v0.23.0rc1")
     assert not [f for f in findings if f.rule.id in ("QL501", "QL502", "QL503", "QL504", "QL505", "QL506")]
+
+
+def test_ql503_true_is_ignored_from_v0_23_0():
+    text = f"{Q27} --dtype float16 " + FDO % "[1, 8]" + " " + NPUGRAPH_OFF.replace("false", "true") + "\n"
+    found = hits(text, "QL503", version="v0.23.0")
+    assert [f.level for f in found] == ["info"] and "ignored (true)" in found[0].message

@@ -37,6 +37,7 @@ def test_case_01_float16_with_w8a8_on_a2():
     assert len(infos) == 1
     assert "cudagraph_capture_sizes [1, 8]" in infos[0].message
     assert "enable_npugraph_ex=false" in infos[0].message and "not needed on Atlas A2" in infos[0].message
+    assert infos[0].span.line == 20  # the cudagraph_capture_sizes value
 
 
 W8A8 = "vllm serve Eco-Tech/Qwen3.5-397B-A17B-w8a8-mtp --tensor-parallel-size 16"
