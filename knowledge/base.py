@@ -24,6 +24,7 @@ from qlint.knowledge.models import (
     Model,
     ModelVariant,
     Recipe,
+    RedundantSetting,
     Release,
     SubConfig,
 )
@@ -103,6 +104,7 @@ class KnowledgeBase:
     env_vars: list[EnvVar]
     faqs: list[FaqEntry]
     recipes: list[Recipe]
+    redundant: list[RedundantSetting]
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -204,6 +206,7 @@ def load() -> KnowledgeBase:
         env_vars=_load_records("env_vars.toml", "env", EnvVar),
         faqs=_load_records("faq.toml", "faq", FaqEntry),
         recipes=_load_records("recipes.toml", "recipe", Recipe),
+        redundant=_load_records("redundant.toml", "redundant", RedundantSetting),
     )
     for release in base.releases:
         try:

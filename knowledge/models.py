@@ -229,3 +229,22 @@ class Recipe(Cited):
     mtp_tokens: int = 0
     prefix_caching: bool | None = None
     enable_expert_parallel: bool = False
+
+
+class RedundantSetting(Cited):
+    """A setting that only repeats what the engine already does by default.
+
+    ``kind``: ``flag`` (``setting`` is the canonical flag, ``negated`` True for
+    its ``--no-`` form), ``additional-config`` (``setting`` is a dotted key and
+    ``value`` the JSON value) or ``env``. It holds from vllm-ascend ``since`` on
+    (and before ``until`` when set); ``hybrid_only`` limits it to hybrid models.
+    """
+
+    kind: Literal["flag", "additional-config", "env"]
+    setting: str
+    value: bool | int | str | None = None
+    negated: bool = False
+    since: str
+    until: str | None = None
+    hybrid_only: bool = False
+    note: Text

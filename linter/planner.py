@@ -398,9 +398,16 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     code_lines += [span.line for span in parsed.unsets.values()]
     plan.first_code_line = min(code_lines) if code_lines else None
     plan.dangling_continuations = dangling_continuations(source)
-    for span in parsed.glued_redirects:
-        plan.glued_redirects.append((source.line_text(span.line)[span.column - 1 : span.end_column - 1]
-                                     if span.line == span.end_line else "", span))
+    merged: list[Span] = []
+    for span in sorted(parsed.glued_redirects, key=lambda s: (s.line, s.column)):
+        previous = merged[-1] if merged else None
+        if previous is not None and (previous.end_line, previous.end_column) >= (span.line, span.column - 1):
+            merged[-1] = Span(previous.line, previous.column, span.end_line, max(span.end_column, previous.end_column))
+        else:
+            merged.append(span)
+    for span in merged:  # one finding per word, e.g. http://<server_ip>:<port>/v1
+        text = source.line_text(span.line)[span.column - 1 : span.end_column - 1] if span.line == span.end_line else ""
+        plan.glued_redirects.append((text, span))
     return plan
 
 

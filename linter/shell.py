@@ -304,7 +304,8 @@ class _Walker:
             operator = child.children[0] if child.children else None
             glued = child.start_byte > 0 and self.source.data[child.start_byte - 1 : child.start_byte] not in (b" ", b"\t", b"\n")
             if operator is not None and operator.type in ("<", ">") and glued:
-                self.glued_redirects.append(self.span(child))
+                end = destinations[0].end_byte if destinations else child.end_byte
+                self.glued_redirects.append(self.source.span(child.start_byte, end))
             for destination in destinations[1:]:
                 extra.append(self.make_word(destination))
         return extra

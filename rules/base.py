@@ -37,7 +37,8 @@ class RuleMeta(BaseModel):
     """What a rule is: id, name, severity, docs in both languages, sources.
 
     ``requires`` names the facts (nodes of the rule graph) the rule reads; it
-    is skipped when any of them is unknown for a command. ``fix`` says whether
+    is skipped when any of them is unknown for a command; ``optional`` names
+    facts it reads when known (``scope.known`` returns None otherwise). ``fix`` says whether
     the rule offers a fix and how safe it is (``safe``: keeps meaning apart from
     the fault; ``unsafe``: changes behaviour beyond the finding, e.g. TP/DP).
     """
@@ -49,6 +50,7 @@ class RuleMeta(BaseModel):
     severity: Severity
     scope: Literal["serve", "script"] = "serve"
     requires: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
     title: Text
     why: Text
     sources: tuple[str, ...]

@@ -175,6 +175,10 @@ class RuleGraph:
                 if needed not in facts:
                     raise ValueError(f"rule {rule.meta.id} requires unknown fact {needed}")
                 graph.add_edge(f"fact:{needed}", node, label="requires")
+            for used in rule.meta.optional:
+                if used not in facts:
+                    raise ValueError(f"rule {rule.meta.id} uses unknown fact {used}")
+                graph.add_edge(f"fact:{used}", node, label="uses")
         self._relations = nx.MultiGraph()
         for rule in rules.values():
             for kind, left, right in rule.relations:
@@ -231,7 +235,7 @@ class RuleGraph:
         return findings
 
     def _run(self, rule: RuleDef, scope: Scope) -> list[Finding]:
-        scope._allowed = rule.meta.requires
+        scope._allowed = rule.meta.requires + rule.meta.optional
         try:
             for needed in rule.meta.requires:
                 if scope.known(needed) is None:

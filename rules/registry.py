@@ -13,3 +13,5 @@ from qlint.rules import scheduling  # noqa: F401
 from qlint.rules import kv_transfer  # noqa: F401
 from qlint.rules import prefix_cache  # noqa: F401
 from qlint.rules import clients  # noqa: F401
+from qlint.rules import host  # noqa: F401
+from qlint.rules import redundant  # noqa: F401

@@ -19,12 +19,12 @@ S003 = "003_ce9d3b502b9e7b97.txt"
 
 # name -> list of (seed, first line, last line), 1-based inclusive
 BLOCKS = {
-    "s000_docker.sh": [(S000, 34, 62)],
+    "s000_docker.sh": [(S000, 34, 63)],
     "s000_a3_w8a8_single_node.sh": [(S000, 81, 116)],
     "s000_clients.sh": [(S000, 99, 116), (S000, 138, 145), (S000, 161, 165), (S000, 185, 195)],
-    "s001_docker_a3.sh": [(S001, 49, 76)],
-    "s001_docker_a2.sh": [(S001, 84, 103)],
-    "s001_docker_310p.sh": [(S001, 111, 131)],
+    "s001_docker_a3.sh": [(S001, 49, 80)],
+    "s001_docker_a2.sh": [(S001, 84, 107)],
+    "s001_docker_310p.sh": [(S001, 111, 133)],
     "s001_a2a3_qwen35_27b_w8a8.sh": [(S001, 181, 215)],
     "s001_a2a3_qwen36_27b_w8a8_262k.sh": [(S001, 219, 253)],
     "s001_310p_qwen35_27b_w8a8.sh": [(S001, 278, 298)],

@@ -1,0 +1,78 @@
+"""Host tuning written into a launch script that runs inside the container.
+
+Sources: ``vllm_ascend_facts.md section 7`` item 15 (seeds 000 and 003 run
+``sysctl -w`` and a cpufreq ``tee`` in the serve script);
+``vllm-ascend@main:docs/source/developer_guide/performance_and_debug/optimization_and_tuning.md L156-220``
+(kernel tuning must be applied on the host OS as root, not inside containers).
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.models import Text
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+from qlint.rules.plan import Command
+
+HOST_TUNING = RuleMeta(
+    id="QL108",
+    name="host-tuning-in-launch-script",
+    severity="warning",
+    scope="script",
+    title=Text(en="Kernel tuning runs inside the serving container",
+               zh="内核调优命令写在了容器内执行的启动脚本中"),
+    why=Text(
+        en="sysctl settings and the CPU frequency governor belong to the host kernel. A launch script "
+        "that also starts vllm serve runs inside the vllm-ascend container, where /proc/sys and /sys are "
+        "read-only or namespaced: the commands fail or change nothing, and keys such as "
+        "kernel.sched_migration_cost_ns no longer exist on recent kernels. Apply them on the host as "
+        "root before starting the container.",
+        zh="sysctl 参数和 CPU 调频策略属于宿主机内核。与 vllm serve 写在同一脚本里的这些命令会在 "
+        "vllm-ascend 容器内执行，而容器中的 /proc/sys 与 /sys 是只读或隔离的：命令要么失败，要么不起作用；"
+        "kernel.sched_migration_cost_ns 这类参数在较新的内核上也已不存在。请在启动容器前以 root 身份在宿主机上执行。",
+    ),
+    sources=(
+        "000_94316b1b2010938d.txt section 5.1",
+        "003_ce9d3b502b9e7b97.txt section 单节点部署",
+        "vllm-ascend@main:docs/source/developer_guide/performance_and_debug/optimization_and_tuning.md L156-220",
+        "vllm_ascend_facts.md section 7",
+    ),
+    examples=(
+        Example(
+            bad="sysctl -w vm.swappiness=0\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend\n",
+        ),
+    ),
+)
+
+
+def _host_tuning(command: Command) -> str | None:
+    """What host setting a command changes, or None."""
+    words = [w.text or "" for w in command.argv]
+    if not words:
+        return None
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "sysctl" and len(words) > 1:
+        targets = [w for w in words[1:] if not w.startswith("-")]
+        if any(w in ("-w", "--write") for w in words[1:]) or any("=" in w for w in targets):
+            return "sysctl " + " ".join(targets)
+    if program == "tee" and any(w.startswith(("/sys/", "/proc/sys/")) for w in words[1:]):
+        return "tee " + " ".join(w for w in words[1:] if w.startswith("/"))
+    if program == "cpupower":
+        return "cpupower " + " ".join(words[1:])
+    return None
+
+
+@check(HOST_TUNING)
+def host_tuning(scope: Scope):
+    if not scope.plan.serve_commands():
+        return
+    for command in scope.plan.commands:
+        what = _host_tuning(command)
+        if what is not None:
+            yield Finding(
+                HOST_TUNING,
+                f"'{what}' tunes the host kernel but runs in the same script as vllm serve, i.e. inside the "
+                "container, where it fails or has no effect",
+                command.span,
+                Fix("run the kernel tuning on the host as root before starting the container, and remove it here"),
+            )

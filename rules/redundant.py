@@ -1,0 +1,74 @@
+"""Settings that repeat the engine's own default at the release in use (info).
+
+The table lives in ``knowledge/data/redundant.toml``; each entry cites the code
+that sets the default.
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.base import parse_version
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+
+REDUNDANT = RuleMeta(
+    id="QL513",
+    name="redundant-setting",
+    severity="info",
+    requires=("version", "additional_config"),
+    optional=("model",),
+    fix="safe",
+    title=Text(en="A setting repeats the default of this release", zh="设置项与当前版本的默认值相同"),
+    why=Text(
+        en="Tutorials carry switches from older releases that later became defaults (async scheduling, "
+        "CPU binding, prefix caching off for hybrid models). They do no harm, but they hide which "
+        "settings were chosen on purpose and they drift when defaults change again.",
+        zh="教程里保留了一些旧版本的开关，后来它们已成为默认行为（异步调度、CPU 绑核、混合模型默认关闭前缀缓存）。"
+        "它们无害，但会掩盖哪些设置是有意为之，并且在默认值再次变化时容易过时。",
+    ),
+    sources=("vllm_ascend_facts.md section 7", "vllm@v0.23.0:vllm/config/vllm.py L957-997"),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --async-scheduling\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+def _hybrid(scope: Scope) -> bool | None:
+    model = scope.known("model")
+    return None if model is None else model.value.model.hybrid
+
+
+@check(REDUNDANT)
+def redundant(scope: Scope):
+    version = parse_version(scope.get("version"))
+    additional = scope.get("additional_config")
+    for entry in scope.kb.redundant:
+        if version < parse_version(entry.since) or (entry.until and version >= parse_version(entry.until)):
+            continue
+        if entry.hybrid_only and _hybrid(scope) is not True:
+            continue
+        if entry.kind == "flag":
+            option = scope.serve.opt(entry.setting)
+            if option is None or option.negated != entry.negated:
+                continue
+            yield Finding(
+                REDUNDANT,
+                f"{option.spelled} is already the default at vllm-ascend {scope.get('version')}: {entry.note.en}",
+                option.span,
+                Fix(f"remove {option.spelled}", [Edit(option.span, "")]),
+            )
+        elif entry.kind == "additional-config" and additional.get(entry.setting, object()) == entry.value:
+            option = scope.serve.opt("--additional-config")
+            span = option.json.key_spans.get(entry.setting, option.span) if option.json else option.span
+            yield Finding(
+                REDUNDANT,
+                f"additional-config {entry.setting}={str(entry.value).lower()} is already the default at "
+                f"vllm-ascend {scope.get('version')}: {entry.note.en}",
+                span,
+                Fix(f"drop {entry.setting} from --additional-config"),
+            )
