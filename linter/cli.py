@@ -118,7 +118,7 @@ def check_command(paths, hardware, version, output_format, fail_level):
             continue
         results.append(result)
     assumed = sorted({r.assumed_version for r in results if r.assumed_version})
-    if assumed:
+    if assumed and output_format == "text":  # machine formats keep stderr clean
         click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
                    "(latest stable)", err=True)
     if output_format == "json":

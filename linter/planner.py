@@ -173,12 +173,6 @@ class Planner:
                 parsed = text
             option.json = JsonValue(data=_nest(key, parsed), key_spans={key: option.value.span})
             return
-        stripped = text.strip()
-        if not stripped.startswith(("{", "[")):
-            # vLLM also accepts a bare level for --compilation-config (e.g. "0" or "3")
-            if stripped.lstrip("-").isdigit():
-                option.json = JsonValue(data={"level": int(stripped)})
-                return
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:

@@ -291,8 +291,8 @@ def cudagraph_mode(scope: Scope):
     if scope.get("enforce_eager"):
         return Known("NONE", "--enforce-eager")
     config = scope.get("compilation")
-    if config.get("level") == 0 or config.get("mode") == 0:
-        return Known("NONE", "compilation level 0")
+    if config.get("mode") == 0:
+        return Known("NONE", "compilation mode 0")
     mode = config.get("cudagraph_mode")
     if mode is None:
         return Known("FULL_AND_PIECEWISE", "vLLM default")

@@ -171,7 +171,15 @@ def bad_value(scope: Scope):
                 f"{option.spelled} {text!r} is not one of {', '.join(spec.choices)}{hint}",
                 option.value.span,
             )
-        if option.json is None or not isinstance(option.json.data, dict):
+        if option.json is None:
+            continue
+        if not isinstance(option.json.data, dict):
+            hint = " (for a compilation level use --optimization-level / -O)" if option.name == "--compilation-config" else ""
+            yield Finding(
+                BAD_VALUE,
+                f"{option.spelled} expects a JSON object, got {text.strip()!r}; vLLM 0.23.0 rejects it{hint}",
+                option.value.span,
+            )
             continue
         sub = scope.kb.sub_config(option.name)
         if sub is None:
@@ -183,10 +191,17 @@ def bad_value(scope: Scope):
             span = option.json.key_spans.get(key_spec.key, option.value.span)
             compare = value.upper() if key_spec.key == "cudagraph_mode" and isinstance(value, str) else value
             if key_spec.choices and isinstance(value, str) and compare not in key_spec.choices:
+                # speculative methods grow with every vLLM release: the list is vLLM 0.23.0's
+                open_list = key_spec.key == "method"
+                shown = ", ".join(key_spec.choices[:8]) + (", ..." if len(key_spec.choices) > 8 else "")
+                close = difflib.get_close_matches(compare, key_spec.choices, n=1)
+                hint = f"; did you mean {close[0]}?" if close else ""
                 yield Finding(
                     BAD_VALUE,
-                    f"{key_spec.key} {json.dumps(value)} is not one of {', '.join(key_spec.choices)}",
+                    f"{option.spelled} {key_spec.key} {json.dumps(value)} is not one vLLM 0.23.0 accepts "
+                    f"({shown}){hint}",
                     span,
+                    severity="warning" if open_list else None,
                 )
             elif not _type_ok(key_spec.type, value) and not (key_spec.type == "int" and isinstance(value, str) and value.isdigit()):
                 yield Finding(
