@@ -15,3 +15,6 @@ from qlint.rules import prefix_cache  # noqa: F401
 from qlint.rules import clients  # noqa: F401
 from qlint.rules import host  # noqa: F401
 from qlint.rules import redundant  # noqa: F401
+from qlint.rules import memory  # noqa: F401
+from qlint.rules import startup  # noqa: F401
+from qlint.rules import versions  # noqa: F401
