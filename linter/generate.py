@@ -1,0 +1,233 @@
+"""Generate a launch script from the knowledge (``qlint generate``).
+
+Sizing follows the tutorials' recommended tables where one exists for the
+model, hardware, scenario and weight type (``knowledge/data/recipes.toml``);
+otherwise it is derived DP-first: the smallest TP that leaves room in HBM,
+every remaining NPU of the node(s) given to data parallel groups
+(``001_1f87ed2ec95407d6.txt section 9.1``). MTP capture sizes are n x (k+1)
+(``003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署``). The output lints clean
+by construction; ``tests/test_generate.py`` checks that over the whole matrix.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from qlint.knowledge.base import KnowledgeBase, parse_version
+from qlint.knowledge.models import Hardware, Model, ModelVariant, Recipe
+
+SCENARIOS = ("high-throughput", "low-latency", "long-context")
+FIT_FRACTION = 0.6
+"""Weights may take at most this share of one NPU's HBM, leaving room for KV cache and activations."""
+
+NPUGRAPH_EX_AUTO_OFF_310P = "v0.23.0"
+"""From this release vllm-ascend turns npugraph_ex off on 310P by itself (vllm_ascend_facts.md section 4.1)."""
+
+
+class GenerationError(Exception):
+    """The requested combination is not supported; the message says why."""
+
+
+@dataclass
+class Deployment:
+    """A generated single-node deployment: sizing, the script and what it followed."""
+
+    model: str
+    variant: str
+    hardware: str
+    scenario: str
+    version: str
+    tp: int
+    dp: int
+    enable_expert_parallel: bool
+    max_model_len: int
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    mtp_tokens: int
+    served_model_name: str
+    env: dict[str, str]
+    script: str
+    sources: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, ensure_ascii=False)
+
+
+def _variant(model: Model, quantized: bool) -> ModelVariant:
+    wanted = "w8a8" if quantized else "bf16"
+    variants = [v for v in model.variants if v.quantization == wanted]
+    if not variants:
+        raise GenerationError(f"the knowledge has no {wanted.upper()} checkpoint of {model.id}")
+    # prefer a checkpoint with an MTP head, then the one named like the model
+    return sorted(variants, key=lambda v: (not v.mtp_head, len(v.name)))[0]
+
+
+def _recipe(kb: KnowledgeBase, model: Model, hardware: str, scenario: str, quantization: str) -> Recipe | None:
+    for recipe in kb.recipes_for(model.id, hardware):
+        if recipe.scenario == scenario and recipe.quantization == quantization and recipe.nodes == 1:
+            return recipe
+    return None
+
+
+def _power_of_two_tp(model: Model, variant: ModelVariant, hardware: Hardware) -> int:
+    tp = 1
+    while variant.weights_gb / tp > hardware.hbm_gb * FIT_FRACTION or (model.moe is False and tp < 2 and hardware.id != "310p"):
+        tp *= 2
+        if tp > hardware.npus_per_node:
+            raise GenerationError(
+                f"{variant.name} (~{variant.weights_gb:g} GB of weights) does not fit one {hardware.names[0]} node "
+                f"({hardware.npus_per_node} x {hardware.hbm_gb} GB)"
+            )
+    heads = model.num_attention_heads
+    while heads and heads % tp:
+        tp *= 2
+    return max(tp, 2) if hardware.id == "310p" else tp
+
+
+def _capture_sizes(max_num_seqs: int, mtp_tokens: int, limit: int = 2) -> list[int]:
+    step = mtp_tokens + 1
+    largest = max(step, min(max_num_seqs, 8) * step)
+    sizes = sorted({step, largest})
+    return sizes[:limit]
+
+
+def _quote(data: dict) -> str:
+    return "'" + json.dumps(data, separators=(", ", ": ")) + "'"
+
+
+def generate(
+    kb: KnowledgeBase,
+    model_id: str,
+    hardware_id: str,
+    scenario: str = "high-throughput",
+    quantized: bool = True,
+    version: str | None = None,
+    port: int = 8000,
+) -> Deployment:
+    """Build a single-node deployment and its script.
+
+    Raises GenerationError for combinations the knowledge says are not
+    supported (model on 310P before its first release there, weights that do
+    not fit the node, an unknown model).
+    """
+    if scenario not in SCENARIOS:
+        raise GenerationError(f"scenario must be one of {', '.join(SCENARIOS)}")
+    match = kb.match_model(model_id)
+    if match is None:
+        raise GenerationError(f"{model_id} is not in the knowledge base")
+    model = match.model
+    hardware = kb.hardware_by_id(hardware_id)
+    version = version or kb.latest_stable.tag
+    first = model.first_vllm_ascend_310p if hardware.id == "310p" else model.first_vllm_ascend
+    if hardware.id == "310p" and first is None:
+        raise GenerationError(f"{model.id} is not supported on {hardware.names[0]} in any release qlint knows")
+    if first is not None and parse_version(version) < parse_version(first):
+        raise GenerationError(f"{model.id} needs vllm-ascend {first} or later on {hardware.names[0]}, not {version}")
+    variant = _variant(model, quantized)
+    recipe = _recipe(kb, model, hardware.id, scenario, variant.quantization)
+    sources: list[str] = []
+    if recipe is not None:
+        tp, dp = recipe.tp, recipe.dp
+        max_num_seqs = recipe.max_num_seqs or 32
+        max_model_len = min(recipe.max_model_len or model.max_model_len, model.max_model_len)
+        batched = recipe.max_num_batched_tokens or 8192
+        mtp = recipe.mtp_tokens
+        expert_parallel = recipe.enable_expert_parallel or model.moe
+        sources += recipe.sources
+    else:
+        tp = _power_of_two_tp(model, variant, hardware)
+        if scenario == "long-context" and hardware.id != "310p":
+            tp = max(tp, min(8, hardware.npus_per_node))
+        dp = 1 if hardware.id == "310p" else max(1, hardware.npus_per_node // tp)
+        max_num_seqs = {"high-throughput": 32, "low-latency": 4, "long-context": 8}[scenario]
+        max_model_len = model.max_model_len if scenario == "long-context" else min(model.max_model_len, 32768)
+        batched = 8192 if scenario != "low-latency" else 4096
+        mtp = 1 if hardware.id == "310p" else (3 if model.mtp_method and variant.mtp_head else 0)
+        expert_parallel = model.moe
+        sources.append("001_1f87ed2ec95407d6.txt section 9.1")
+    if hardware.id == "310p":
+        max_model_len = min(max_model_len, 16384)
+        max_num_seqs = min(max_num_seqs, 16)
+    if not (model.mtp_method and variant.mtp_head):
+        mtp = 0
+    batched = max(batched, max_num_seqs * (mtp + 1))
+    if tp * dp > hardware.npus_per_node:
+        raise GenerationError(f"TP {tp} x DP {dp} needs more than one {hardware.names[0]} node")
+    served = model.id.split("-")[0].lower()  # qwen3.5 / qwen3.6, as the tutorials name them
+    sources += list(variant.sources[:1]) + list(model.sources[:1])
+
+    env = {
+        "PYTORCH_NPU_ALLOC_CONF": "expandable_segments:True",
+        "OMP_NUM_THREADS": "1",
+        "TASK_QUEUE_ENABLE": "1",
+    }
+    if hardware.id != "310p":
+        env["HCCL_OP_EXPANSION_MODE"] = "AIV"
+    args: list[str] = [
+        f"--host 0.0.0.0",
+        f"--port {port}",
+        f"--served-model-name {served}",
+        f"--tensor-parallel-size {tp}",
+    ]
+    if dp > 1:
+        args.append(f"--data-parallel-size {dp}")
+    if hardware.id == "310p":
+        expert_parallel = False  # TP only on Atlas inference products
+    if expert_parallel and model.moe:
+        args.append("--enable-expert-parallel")
+    if variant.quantization == "w8a8":
+        args.append("--quantization ascend")
+    if hardware.id == "310p":
+        args += ["--dtype float16"]
+        if model.hybrid:
+            args.append("--mamba-ssm-cache-dtype float16")
+    args += [
+        f"--max-model-len {max_model_len}",
+        f"--max-num-seqs {max_num_seqs}",
+        f"--max-num-batched-tokens {batched}",
+        "--trust-remote-code",
+        "--gpu-memory-utilization 0.9",
+    ]
+    if mtp:
+        args.append(
+            "--speculative-config "
+            + _quote({"method": model.mtp_method, "num_speculative_tokens": mtp, "enforce_eager": True})
+        )
+    compilation: dict = {"cudagraph_mode": "FULL_DECODE_ONLY"}
+    if hardware.id == "310p" and tp > 1:
+        compilation["cudagraph_capture_sizes"] = _capture_sizes(max_num_seqs, mtp)
+    args.append("--compilation-config " + _quote(compilation))
+    if hardware.id == "310p" and parse_version(version) < parse_version(NPUGRAPH_EX_AUTO_OFF_310P):
+        args.append("--additional-config " + _quote({"ascend_compilation_config": {"enable_npugraph_ex": False}}))
+
+    image = f"quay.io/ascend/vllm-ascend:{version}{hardware.image_suffix}"
+    header = [
+        "#!/bin/bash",
+        f"# Generated by qlint generate: {variant.name} on {hardware.names[0]} ({scenario}).",
+        f"# Image: {image}",
+        f"# qlint: hardware={hardware.id} vllm-ascend={version}",
+        "# Sources: " + "; ".join(dict.fromkeys(sources)),
+    ]
+    lines = header + [f"export {name}={value}" for name, value in env.items()]
+    model_ref = next((a for a in variant.aliases if a.startswith("Eco-Tech/") or a.startswith("Qwen/")), variant.name)
+    command = [f"vllm serve {model_ref} \\"] + [f"  {arg} \\" for arg in args[:-1]] + [f"  {args[-1]}"]
+    script = "\n".join(lines + [""] + command) + "\n"
+    return Deployment(
+        model=model.id,
+        variant=variant.name,
+        hardware=hardware.id,
+        scenario=scenario,
+        version=version,
+        tp=tp,
+        dp=dp,
+        enable_expert_parallel=bool(expert_parallel and model.moe),
+        max_model_len=max_model_len,
+        max_num_seqs=max_num_seqs,
+        max_num_batched_tokens=batched,
+        mtp_tokens=mtp,
+        served_model_name=served,
+        env=env,
+        script=script,
+        sources=list(dict.fromkeys(sources)),
+    )
