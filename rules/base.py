@@ -22,7 +22,8 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 class Example(BaseModel):
     """An executable example: a ``bad`` script the rule flags, a ``good`` one it
     accepts, and ``fixed`` (what ``bad`` becomes after the rule's fix), if any.
-    The ``context`` (hardware, version) is applied when the example is linted."""
+    The ``context`` (hardware, version) is applied when the example is linted;
+    ``peers`` are the other scripts linted with it as one deployment."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -31,6 +32,7 @@ class Example(BaseModel):
     fixed: str | None = None
     hardware: Literal["a2", "a3", "310p"] | None = None
     version: str | None = None
+    peers: tuple[str, ...] = ()  # other scripts of the deployment (deployment-scope rules)
 
 
 class RuleMeta(BaseModel):
@@ -48,7 +50,7 @@ class RuleMeta(BaseModel):
     id: str = Field(pattern=r"^QL\d{3}$")
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     severity: Severity
-    scope: Literal["serve", "script"] = "serve"
+    scope: Literal["serve", "script", "deployment"] = "serve"
     requires: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     title: Text

@@ -109,6 +109,7 @@ class Scope:
     settings: Settings
     serve: ServeCommand | None = None
     parent: "Scope | None" = None
+    deployment: list[LaunchPlan] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)
     _allowed: tuple[str, ...] | None = None
 
@@ -229,8 +230,24 @@ class RuleGraph:
             for command in plan.serve_commands()
         ]
         for rule in self.order():
+            if rule.meta.scope == "deployment":
+                continue
             scopes = [script] if rule.meta.scope == "script" else serve_scopes
             for scope in scopes:
+                findings.extend(self._run(rule, scope))
+        return findings
+
+    def evaluate_deployment(self, plans: list[LaunchPlan], kb: KnowledgeBase, settings: Settings) -> list[Finding]:
+        """Run the deployment-scope rules over scripts that run together (P, D, proxy...).
+
+        Their findings carry the ``path`` of the script they blame.
+        """
+        if not plans:
+            return []
+        findings: list[Finding] = []
+        scope = Scope(plan=plans[0], kb=kb, settings=settings, deployment=list(plans))
+        for rule in self.order():
+            if rule.meta.scope == "deployment":
                 findings.extend(self._run(rule, scope))
         return findings
 
@@ -258,3 +275,17 @@ def default_graph() -> RuleGraph:
     from qlint.rules import registry  # noqa: F401  (registers facts and rules)
 
     return RuleGraph(FACTS, RULES)
+
+
+def serve_scopes(scope: Scope) -> list[tuple[LaunchPlan, Scope]]:
+    """Per-serve-command scopes of every script in a deployment scope (facts are shared)."""
+    cached = scope.values.get("__serve_scopes__")
+    if cached is not None:
+        return cached
+    out = []
+    for plan in scope.deployment:
+        script = Scope(plan=plan, kb=scope.kb, settings=scope.settings)
+        for command in plan.serve_commands():
+            out.append((plan, Scope(plan=plan, kb=scope.kb, settings=scope.settings, serve=command, parent=script)))
+    scope.values["__serve_scopes__"] = out
+    return out

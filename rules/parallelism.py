@@ -329,3 +329,48 @@ def ep_experts(scope: Scope):
             option.span,
             Fix(f"choose TP x DP that divides {model.num_experts} (e.g. {choices})", safety="unsafe"),
         )
+
+
+EXTERNAL_DP_DENSE = RuleMeta(
+    id="QL208",
+    name="external-dp-on-dense-model",
+    severity="error",
+    requires=("dp", "moe", "model"),
+    title=Text(en="External data parallel (--data-parallel-rank) on a dense model",
+               zh="稠密模型使用外部数据并行（--data-parallel-rank）"),
+    why=Text(
+        en="With --data-parallel-rank each process is one rank of an externally balanced DP group. vLLM only "
+        "allows that for MoE models and stops a dense model with 'Non-MoE models do not support external "
+        "data parallel mode' when DP > 1. Seed 001's PD recipe for the dense 27B models launches exactly "
+        "this through launch_online_dp.py (reported in vllm-ascend#11863); run independent DP=1 instances "
+        "behind the proxy instead.",
+        zh="使用 --data-parallel-rank 时，每个进程是外部负载均衡 DP 组中的一个 rank。vLLM 只允许 MoE 模型这样做，"
+        "稠密模型在 DP > 1 时会以 “Non-MoE models do not support external data parallel mode” 退出。种子文档 001 "
+        "为稠密 27B 模型给出的 PD 方案正是通过 launch_online_dp.py 这样启动的（vllm-ascend#11863）；应改为在代理后面运行"
+        "多个互相独立的 DP=1 实例。",
+    ),
+    sources=("vllm@v0.23.0:vllm/engine/arg_utils.py L1860-1870", "vllm-ascend#11863",
+             "001_1f87ed2ec95407d6.txt section 5.2", "vllm_ascend_facts.md section 7"),
+    faq="external-dp-dense",
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --data-parallel-size 8 --data-parallel-rank 0\n",
+            good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 8 --data-parallel-rank 0\n",
+        ),
+    ),
+)
+
+
+@check(EXTERNAL_DP_DENSE)
+def external_dp_dense(scope: Scope):
+    option = scope.serve.opt("--data-parallel-rank")
+    if option is None or scope.get("moe") or scope.get("dp") <= 1:
+        return
+    yield Finding(
+        EXTERNAL_DP_DENSE,
+        f"--data-parallel-rank with --data-parallel-size {scope.get('dp')} on the dense model "
+        f"{scope.get('model').model.id}: vLLM stops with 'Non-MoE models do not support external data "
+        "parallel mode'",
+        option.span,
+        Fix("launch independent instances without --data-parallel-* (one per NPU group) behind the proxy"),
+    )

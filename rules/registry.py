@@ -18,3 +18,4 @@ from qlint.rules import redundant  # noqa: F401
 from qlint.rules import memory  # noqa: F401
 from qlint.rules import startup  # noqa: F401
 from qlint.rules import versions  # noqa: F401
+from qlint.rules import pd_deployment  # noqa: F401

@@ -24,16 +24,28 @@ def test_rule_ids_and_names_are_unique():
     assert len({m.name for m in RULES}) == len(RULES)
 
 
+def _lint(meta, text, example):
+    if meta.scope != "deployment":
+        return lint(text, example.hardware, example.version)
+    from qlint.linter.deployment import lint_deployment
+    from qlint.rules.graph import Settings
+
+    files = [("example.sh", text.encode())] + [(f"peer{i}.sh", p.encode()) for i, p in enumerate(example.peers)]
+    results = lint_deployment(files, Settings(hardware=example.hardware, version=example.version))
+    assert all(r.error is None for r in results)
+    return [f for r in results for f in r.findings]
+
+
 @pytest.mark.parametrize("meta,index,example", CASES, ids=[f"{m.id}-{i}" for m, i, _ in CASES])
 def test_example(meta, index, example):
-    bad = [f for f in lint(example.bad, example.hardware, example.version) if f.rule.id == meta.id]
+    bad = [f for f in _lint(meta, example.bad, example) if f.rule.id == meta.id]
     assert bad, f"{meta.id} did not flag its bad example"
-    good = [f for f in lint(example.good, example.hardware, example.version) if f.rule.id == meta.id]
+    good = [f for f in _lint(meta, example.good, example) if f.rule.id == meta.id]
     assert not good, f"{meta.id} flagged its good example: {[f.message for f in good]}"
     if example.fixed is not None:
         edits = [e for f in bad if f.fix for e in f.fix.edits]
         assert edits, f"{meta.id} has a fixed example but no fix edits"
         fixed_text, _ = apply_edits(example.bad, edits)
         assert fixed_text == example.fixed
-        again = [f for f in lint(fixed_text, example.hardware, example.version) if f.rule.id == meta.id]
+        again = [f for f in _lint(meta, fixed_text, example) if f.rule.id == meta.id]
         assert not again, f"{meta.id} still fires after its fix"

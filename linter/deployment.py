@@ -1,0 +1,187 @@
+"""Lint several scripts as one deployment, and evaluate DP templates under their launcher.
+
+``launch_online_dp.py`` (vllm-ascend ``examples/external_online_dp``) starts one
+``run_dp_template.sh`` per local DP rank with ``$1..$7`` = devices, port, DP
+size, DP rank, DP address, RPC port, TP size (``vllm_ascend_facts.md section
+1.3``): rank ``i`` gets devices ``i*tp .. (i+1)*tp-1``, port ``start + i`` and
+rank ``rank_start + i``. With the launcher known, a template is linted once per
+local rank with those bindings; without it, ``$1..$7`` stay symbolic and the
+rules that need them are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qlint.knowledge.base import KnowledgeBase, load
+from qlint.linter.lint import LintResult, lint_bytes
+from qlint.linter.planner import Planner
+from qlint.linter.shell import ShellSyntaxError, parse_script
+from qlint.linter.source import InputError, SourceText
+from qlint.rules.graph import Settings, default_graph
+from qlint.rules.plan import LauncherCommand, LaunchPlan
+
+POSITIONALS = [str(i) for i in range(1, 10)]
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """The arguments of one ``python launch_online_dp.py`` call."""
+
+    dp_size: int
+    tp_size: int = 1
+    dp_size_local: int | None = None
+    dp_rank_start: int = 0
+    dp_address: str | None = None
+    dp_rpc_port: str = "12345"
+    vllm_start_port: int = 9000
+
+    def rank_bindings(self) -> list[dict[str, str]]:
+        """Positional bindings for each local rank, as the launcher passes them."""
+        local = self.dp_size_local or self.dp_size
+        out = []
+        for index in range(local):
+            devices = ",".join(str(d) for d in range(index * self.tp_size, (index + 1) * self.tp_size))
+            out.append({
+                "1": devices,
+                "2": str(self.vllm_start_port + index),
+                "3": str(self.dp_size),
+                "4": str(self.dp_rank_start + index),
+                "5": self.dp_address or "",
+                "6": self.dp_rpc_port,
+                "7": str(self.tp_size),
+            })
+        return out
+
+
+def launcher_from_command(command: LauncherCommand) -> Launcher | None:
+    """A Launcher from a parsed ``launch_online_dp.py`` command (None when --dp-size is unknown)."""
+
+    def get(name):
+        value = command.options.get(name)
+        return None if value is None else value.text
+
+    def number(name, default):
+        text = get(name)
+        if text is None:
+            return default
+        try:
+            return int(text)
+        except ValueError:
+            return None
+
+    dp_size = number("--dp-size", None)
+    if dp_size is None:
+        return None
+    return Launcher(
+        dp_size=dp_size,
+        tp_size=number("--tp-size", 1) or 1,
+        dp_size_local=number("--dp-size-local", None),
+        dp_rank_start=number("--dp-rank-start", 0) or 0,
+        dp_address=get("--dp-address"),
+        dp_rpc_port=get("--dp-rpc-port") or "12345",
+        vllm_start_port=number("--vllm-start-port", 9000) or 9000,
+    )
+
+
+def parse_launcher(text: str, kb: KnowledgeBase | None = None) -> Launcher:
+    """Parse a ``--launcher 'python launch_online_dp.py ...'`` string (never executed).
+
+    Raises ValueError when it is not a launch_online_dp.py command with --dp-size.
+    """
+    kb = kb or load()
+    try:
+        parsed = parse_script(SourceText.from_bytes("<launcher>", text.encode("utf-8")))
+    except (ShellSyntaxError, InputError) as error:
+        raise ValueError(f"cannot read the launcher command: {error}") from None
+    planner = Planner(kb)
+    for simple in parsed.commands:
+        command = planner.command(parsed.source, simple)
+        if isinstance(command, LauncherCommand):
+            launcher = launcher_from_command(command)
+            if launcher is not None:
+                return launcher
+    raise ValueError("the launcher must be 'python launch_online_dp.py --dp-size N ...'")
+
+
+def is_template(plan: LaunchPlan) -> bool:
+    """True when a serve command takes values from positional parameters ($1..$9)."""
+    for serve in plan.serve_commands():
+        for option in serve.all_options:
+            if option.value is not None and any(s.lstrip("${").rstrip("}") in POSITIONALS for s in option.value.symbols):
+                return True
+        for setting in serve.env.values():
+            if setting.value is not None and any(s.lstrip("${").rstrip("}") in POSITIONALS for s in setting.value.symbols):
+                return True
+    return False
+
+
+def _host_ip(plan: LaunchPlan) -> str | None:
+    for serve in plan.serve_commands():
+        setting = serve.env.get("HCCL_IF_IP")
+        if setting is not None and setting.value is not None and setting.value.text:
+            return setting.value.text
+    return None
+
+
+def _launcher_for(plan: LaunchPlan, launchers: list[Launcher]) -> Launcher | None:
+    if len(launchers) == 1:
+        return launchers[0]
+    address = _host_ip(plan)
+    matching = [l for l in launchers if address is not None and l.dp_address == address]
+    return matching[0] if len(matching) == 1 else None
+
+
+def lint_deployment(
+    inputs: list[tuple[str, bytes]],
+    settings: Settings | None = None,
+    kb: KnowledgeBase | None = None,
+    launcher: Launcher | None = None,
+) -> list[LintResult]:
+    """Lint scripts that run together; returns one LintResult per input, in order.
+
+    Templates are evaluated per local rank when a launcher is given or found
+    in the deployment (one launcher, or the one whose --dp-address is the
+    template's HCCL_IF_IP). Deployment rules then run over every engine.
+    """
+    kb = kb or load()
+    settings = settings or Settings()
+    results = [lint_bytes(path, data, settings=settings, kb=kb) for path, data in inputs]
+    launchers = [launcher] if launcher is not None else [
+        found
+        for result in results if result.plan is not None
+        for command in result.plan.commands if isinstance(command, LauncherCommand)
+        for found in [launcher_from_command(command)] if found is not None
+    ]
+    engine_plans: list[LaunchPlan] = []
+    for (path, data), result in zip(inputs, results):
+        if result.plan is None:
+            continue
+        chosen = _launcher_for(result.plan, launchers) if launchers and is_template(result.plan) else None
+        if chosen is None:
+            engine_plans.append(result.plan)
+            continue
+        merged = []
+        seen: set[tuple] = set()
+        for bindings in chosen.rank_bindings():
+            ranked = lint_bytes(path, data, settings=settings, kb=kb, bindings=bindings)
+            if ranked.plan is None:
+                continue
+            engine_plans.append(ranked.plan)
+            for finding in ranked.findings:
+                key = (finding.rule.id, finding.span, finding.message)
+                if key not in seen:
+                    seen.add(key)
+                    merged.append(finding)
+        result.findings = merged
+    by_path = {result.path: result for result in results}
+    for finding in default_graph().evaluate_deployment(engine_plans, kb, settings):
+        target = by_path.get(finding.path or "")
+        if target is None:
+            continue
+        if not any(f.rule.id == finding.rule.id and f.span == finding.span and f.message == finding.message
+                   for f in target.findings):
+            target.findings.append(finding)
+    for result in results:
+        result.findings.sort(key=lambda f: (f.span.line, f.span.column, f.rule.id))
+    return results

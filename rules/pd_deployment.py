@@ -1,0 +1,389 @@
+"""Rules over a whole PD deployment: prefill scripts, decode scripts and the proxy together.
+
+A deployment is the set of scripts linted in one call (or one directory). Roles
+come from ``kv_role``. Sources: ``vllm_ascend_facts.md section 4.8`` (Mooncake
+connectors, ``check_kv_extra_config``, port use), ``section 5`` (DP over nodes),
+``section 1.3`` (proxy arguments), ``section 7`` item 5 (kv_port in the reserved
+range), seed 001 section 5.2 and seed 003's PD section.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check, serve_scopes
+from qlint.rules.plan import LaunchPlan, ProxyCommand, ServeCommand, Span
+
+PD_SOURCES = ("001_1f87ed2ec95407d6.txt section 5.2", "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署")
+
+
+def _engine(role: str, port: int, name: str = "qwen3.6", decode_tp: int = 2, extra: str = "") -> str:
+    """A small PD engine script for the rule examples."""
+    return (
+        f"vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port {port} --served-model-name {name} "
+        f"--tensor-parallel-size 2 {extra}--kv-transfer-config '{{\"kv_connector\": \"MooncakeConnectorV1\", "
+        f"\"kv_role\": \"{role}\", \"kv_port\": \"36000\", \"kv_connector_extra_config\": "
+        f"{{\"prefill\": {{\"tp_size\": 2, \"dp_size\": 1}}, \"decode\": {{\"tp_size\": {decode_tp}, \"dp_size\": 1}}}}}}'\n"
+    )
+
+
+PREFILL = _engine("kv_producer", 8100)
+DECODE = _engine("kv_consumer", 8200)
+
+
+@dataclass
+class Engine:
+    """One PD engine script as the deployment rules see it."""
+
+    plan: LaunchPlan
+    serve: ServeCommand
+    scope: Scope
+    role: str
+
+    def value(self, name: str):
+        known = self.scope.known(name)
+        return None if known is None else known.value
+
+
+def engines(scope: Scope) -> list[Engine]:
+    out = []
+    for plan, serve_scope in serve_scopes(scope):
+        role = serve_scope.known("kv_role")
+        if role is not None and role.value in ("kv_producer", "kv_consumer"):
+            out.append(Engine(plan, serve_scope.serve, serve_scope, role.value))
+    return out
+
+
+def _span_of(serve: ServeCommand, flag: str, key: str | None = None) -> Span:
+    option = serve.opt(flag)
+    if option is None:
+        return serve.span
+    if key is not None and option.json is not None and key in option.json.key_spans:
+        return option.json.key_spans[key]
+    return option.value.span if option.value is not None else option.span
+
+
+def _name(plan: LaunchPlan) -> str:
+    return plan.path.rsplit("/", 1)[-1]
+
+
+PEER_SIZES = RuleMeta(
+    id="QL610",
+    name="pd-peer-size-mismatch",
+    severity="error",
+    scope="deployment",
+    fix="safe",
+    title=Text(en="kv_connector_extra_config describes the other side wrongly",
+               zh="kv_connector_extra_config 中对端的并行规模与实际不符"),
+    why=Text(
+        en="Each engine's kv_connector_extra_config names the TP and DP of both the prefill and the decode "
+        "engines. vllm-ascend checks only its own side at startup; the other side is used to map KV "
+        "blocks between ranks, so a wrong peer size shows up later as failed or mismatched transfers. "
+        "qlint compares it with the TP/DP the peer scripts really run.",
+        zh="每个引擎的 kv_connector_extra_config 同时写明了 prefill 与 decode 引擎的 TP 和 DP。vllm-ascend 启动时只校验"
+        "本端；对端的数值用于在 rank 之间映射 KV 块，写错会在之后表现为传输失败或错位。qlint 将其与对端脚本实际运行的 TP/DP 比较。",
+    ),
+    sources=PD_SOURCES + ("vllm_ascend_facts.md section 4.8",),
+    examples=(Example(bad=_engine("kv_producer", 8100, decode_tp=4), good=PREFILL, fixed=_engine("kv_producer", 8100, decode_tp=2), peers=(DECODE,)),),
+)
+
+
+@check(PEER_SIZES)
+def peer_sizes(scope: Scope):
+    found = engines(scope)
+    real: dict[str, dict[str, set]] = {"prefill": {"tp_size": set(), "dp_size": set()},
+                                        "decode": {"tp_size": set(), "dp_size": set()}}
+    names: dict[str, list[str]] = {"prefill": [], "decode": []}
+    for engine in found:
+        side = "prefill" if engine.role == "kv_producer" else "decode"
+        tp, dp = engine.value("tp"), engine.value("dp")
+        if tp is not None:
+            real[side]["tp_size"].add(tp)
+        if dp is not None:
+            real[side]["dp_size"].add(dp)
+        names[side].append(_name(engine.plan))
+    for engine in found:
+        peer = "decode" if engine.role == "kv_producer" else "prefill"
+        config = engine.value("kv_transfer")
+        if not config or not names[peer]:
+            continue
+        block = (config.get("kv_connector_extra_config") or {}).get(peer) or {}
+        for key, flag in (("tp_size", "--tensor-parallel-size"), ("dp_size", "--data-parallel-size")):
+            values = real[peer][key]
+            stated = block.get(key)
+            if len(values) != 1 or stated is None:
+                continue
+            actual = next(iter(values))
+            try:
+                stated_int = int(stated)
+            except (TypeError, ValueError):
+                continue
+            if stated_int != actual:
+                dotted = f"kv_connector_extra_config.{peer}.{key}"
+                span = _span_of(engine.serve, "--kv-transfer-config", dotted)
+                yield Finding(
+                    PEER_SIZES,
+                    f"{dotted} is {stated_int}, but the {peer} engines ({', '.join(names[peer])}) run "
+                    f"{flag} {actual}",
+                    span,
+                    Fix(f"set {dotted} to {actual}", [Edit(span, str(actual))]),
+                    path=engine.plan.path,
+                )
+
+
+SERVED_NAME = RuleMeta(
+    id="QL611",
+    name="pd-served-name-mismatch",
+    severity="error",
+    scope="deployment",
+    title=Text(en="Prefill and decode engines answer to different model names",
+               zh="prefill 与 decode 引擎的服务模型名不一致"),
+    why=Text(
+        en="The proxy forwards the client's model name to both the prefill and the decode engine. If their "
+        "--served-model-name differ, one of them rejects every request with 'model does not exist'.",
+        zh="代理会把客户端请求中的模型名原样转发给 prefill 与 decode 引擎。两者的 --served-model-name 不同时，"
+        "其中一方会以 “model does not exist” 拒绝所有请求。",
+    ),
+    sources=PD_SOURCES,
+    examples=(Example(bad=_engine("kv_consumer", 8200, name="qwen"), good=DECODE, peers=(PREFILL,)),),
+)
+
+
+def _served(serve: ServeCommand) -> str | None:
+    option = serve.opt("--served-model-name")
+    if option is not None and option.value is not None:
+        return option.value.text
+    return serve.model.text if serve.model is not None else None
+
+
+@check(SERVED_NAME)
+def served_name(scope: Scope):
+    found = engines(scope)
+    prefill = {(_served(e.serve), _name(e.plan)) for e in found if e.role == "kv_producer"}
+    decode = [e for e in found if e.role == "kv_consumer"]
+    prefill_names = {name for name, _ in prefill if name}
+    if len(prefill_names) != 1:
+        return
+    wanted = next(iter(prefill_names))
+    for engine in decode:
+        name = _served(engine.serve)
+        if name is not None and name != wanted:
+            yield Finding(
+                SERVED_NAME,
+                f"decode engine serves {name!r} but the prefill engines ({', '.join(sorted(p for _, p in prefill))}) "
+                f"serve {wanted!r}",
+                _span_of(engine.serve, "--served-model-name"),
+                Fix(f"use --served-model-name {wanted} on every engine"),
+                path=engine.plan.path,
+            )
+
+
+DP_SPREAD = RuleMeta(
+    id="QL612",
+    name="dp-spread-over-nodes",
+    severity="error",
+    scope="deployment",
+    title=Text(en="A DP group spread over nodes is inconsistent",
+               zh="跨节点的 DP 组配置不一致"),
+    why=Text(
+        en="When one DP group spans nodes, every node names the same --data-parallel-size, address and RPC "
+        "port; the local sizes add up to the DP size; start ranks follow each other without gaps or "
+        "overlap; and every node but the head runs --headless. Otherwise engines wait for ranks that never "
+        "come (a hang at startup) or two nodes claim the same rank.",
+        zh="一个 DP 组跨多个节点时，每个节点的 --data-parallel-size、地址和 RPC 端口必须相同；各节点的本地规模之和等于 DP 规模；"
+        "起始 rank 首尾相接、既不重叠也不留空；除主节点外都要加 --headless。否则引擎会一直等待不存在的 rank（启动挂起），"
+        "或两个节点争用同一 rank。",
+    ),
+    sources=PD_SOURCES + ("vllm@v0.23.0:vllm/engine/arg_utils.py L1818-1935", "vllm_ascend_facts.md section 5"),
+    faq="qwen35-397b-mp-hang",
+    examples=(Example(bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 0 --headless\n", good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n", peers=("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 \n",)),),
+)
+
+
+def _int_opt(serve: ServeCommand, flag: str) -> int | None:
+    option = serve.opt(flag)
+    return option.value.as_int() if option is not None and option.value is not None else None
+
+
+@check(DP_SPREAD)
+def dp_spread(scope: Scope):
+    groups: dict[tuple[str, str], list[tuple[LaunchPlan, ServeCommand]]] = {}
+    for plan, serve_scope in serve_scopes(scope):
+        serve = serve_scope.serve
+        if serve.opt("--data-parallel-size-local") is None or serve.opt("--data-parallel-rank") is not None:
+            continue
+        address = serve.opt("--data-parallel-address")
+        port = serve.opt("--data-parallel-rpc-port")
+        if address is None or address.value is None or address.value.text is None:
+            continue
+        key = (address.value.text, port.value.text if port is not None and port.value is not None else "29550")
+        groups.setdefault(key, []).append((plan, serve))
+    for (address, port), members in groups.items():
+        sizes = {_int_opt(s, "--data-parallel-size") for _, s in members}
+        if None in sizes:
+            continue
+        if len(sizes) > 1:
+            plan, serve = members[-1]
+            yield Finding(DP_SPREAD, f"nodes of the DP group at {address}:{port} disagree on --data-parallel-size "
+                          f"({', '.join(str(s) for s in sorted(sizes))})", _span_of(serve, "--data-parallel-size"),
+                          Fix("use the same --data-parallel-size on every node of the group"), path=plan.path)
+            continue
+        total = sizes.pop()
+        ranks = []
+        for plan, serve in members:
+            local = _int_opt(serve, "--data-parallel-size-local")
+            start = _int_opt(serve, "--data-parallel-start-rank") or 0
+            if local is None:
+                break
+            ranks.append((start, local, plan, serve))
+        else:
+            ranks.sort(key=lambda item: item[0])
+            covered = sum(local for _, local, _, _ in ranks)
+            if len(members) > 1 or covered > total:
+                expected = 0
+                for start, local, plan, serve in ranks:
+                    if start != expected:
+                        yield Finding(DP_SPREAD, f"--data-parallel-start-rank {start} on {_name(plan)}: the ranks "
+                                      f"before it end at {expected - 1}, so ranks {min(start, expected)}.."
+                                      f"{max(start, expected) - 1} are {'missing' if start > expected else 'claimed twice'}",
+                                      _span_of(serve, "--data-parallel-start-rank"),
+                                      Fix(f"set --data-parallel-start-rank {expected}"), path=plan.path)
+                    expected = start + local
+                if covered != total and len(members) > 1:
+                    plan, serve = ranks[-1][2], ranks[-1][3]
+                    yield Finding(DP_SPREAD, f"the local DP sizes of the group add up to {covered}, but "
+                                  f"--data-parallel-size is {total}", _span_of(serve, "--data-parallel-size-local"),
+                                  Fix("make the local sizes add up to --data-parallel-size, or add the missing node's script"),
+                                  path=plan.path)
+        if len(members) < 2:
+            continue
+        for plan, serve in members:
+            start = _int_opt(serve, "--data-parallel-start-rank") or 0
+            headless = serve.has("--headless")
+            hybrid = start != 0 and not headless and serve.opt("--api-server-count") is None
+            if start != 0 and not headless and not hybrid:
+                yield Finding(DP_SPREAD, f"{_name(plan)} is not the head of the DP group (start rank {start}) and "
+                              "must run --headless", serve.span, Fix("add --headless"), path=plan.path)
+            if headless and (_int_opt(serve, "--api-server-count") or 0) > 0:
+                yield Finding(DP_SPREAD, f"{_name(plan)} runs --headless with --api-server-count > 0 (vLLM "
+                              "rejects it)", _span_of(serve, "--api-server-count"),
+                              Fix("drop --api-server-count on headless nodes"), path=plan.path)
+
+
+KV_PORT = RuleMeta(
+    id="QL613",
+    name="kv-port-in-reserved-range",
+    severity="warning",
+    requires=("kv_transfer", "hardware"),
+    title=Text(en="kv_port lies in the range the transfer engine picks random ports from",
+               zh="kv_port 落在传输引擎随机取端口的范围内"),
+    why=Text(
+        en="Ascend's direct transport for Mooncake binds random ports in [20000, 20000 + 1000 x NPUs per node). "
+        "A kv_port (and the ports after it, one per rank) inside that range collides now and then: "
+        "'zmq.error.ZMQError: Address already in use' at random restarts. The Mooncake guide asks for "
+        "kv_port >= 28000 on 8-NPU nodes and >= 36000 on 16-NPU nodes. The seeds use 23010, 30000 and "
+        "30200 on Atlas A3 nodes, inside the range.",
+        zh="昇腾上 Mooncake 的直连传输会在 [20000, 20000 + 1000 x 每节点 NPU 数) 内随机绑定端口。kv_port（以及其后每个 rank "
+        "占用的端口）落在这个范围内就会偶发冲突：随机重启时出现 “zmq.error.ZMQError: Address already in use”。Mooncake "
+        "指南要求 8 卡节点 kv_port >= 28000，16 卡节点 >= 36000。种子文档在 Atlas A3 上使用了 23010、30000、30200，"
+        "均在该范围内。",
+    ),
+    sources=PD_SOURCES + (
+        "vllm-ascend@main:examples/disaggregated_prefill_v1/mooncake_connector_deployment_guide.md",
+        "vllm_ascend_facts.md section 7",
+    ),
+    faq="kv-port-range",
+    fix="unsafe",
+    examples=(
+        Example(
+            bad="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
+            "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_port\": \"30200\"}'\n",
+            good="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
+            "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_port\": \"36200\"}'\n",
+        ),
+    ),
+)
+
+
+@check(KV_PORT)
+def kv_port(scope: Scope):
+    config = scope.get("kv_transfer")
+    if not config or "kv_port" not in config:
+        return
+    try:
+        port = int(config["kv_port"])
+    except (TypeError, ValueError):
+        return
+    hardware = scope.kb.hardware_by_id(scope.get("hardware"))
+    low, high = 20000, 20000 + 1000 * hardware.npus_per_node
+    if low <= port < high:
+        span = _span_of(scope.serve, "--kv-transfer-config", "kv_port")
+        yield Finding(
+            KV_PORT,
+            f"kv_port {port} is inside [{low}, {high}), the range the Ascend direct transport draws random ports "
+            f"from on a {hardware.npus_per_node}-NPU node; use {high} or above",
+            span,
+            Fix(f"move kv_port to {high} or above (and keep P and D ports apart)", safety="unsafe"),
+        )
+
+
+PROXY = RuleMeta(
+    id="QL614",
+    name="proxy-engine-mismatch",
+    severity="error",
+    scope="deployment",
+    title=Text(en="The PD proxy does not match the engines", zh="PD 代理与引擎不匹配"),
+    why=Text(
+        en="load_balance_proxy_server_example.py pairs the i-th host with the i-th port and refuses lists of "
+        "different lengths. Its ports must be the ports the prefill and decode engines listen on, and the "
+        "layerwise proxy goes with MooncakeLayerwiseConnector while the plain one goes with "
+        "MooncakeConnectorV1; mixing them breaks the request flow.",
+        zh="load_balance_proxy_server_example.py 把第 i 个主机与第 i 个端口配对，长度不同的列表会被拒绝。其端口必须是 prefill "
+        "与 decode 引擎实际监听的端口；分层代理（layerwise）要配 MooncakeLayerwiseConnector，普通代理配 MooncakeConnectorV1，"
+        "混用会打断请求流程。",
+    ),
+    sources=PD_SOURCES + ("vllm-ascend@main:examples/disaggregated_prefill_v1/load_balance_proxy_server_example.py L672-708",
+                          "vllm_ascend_facts.md section 1.3"),
+    examples=(Example(bad="python load_balance_proxy_server_example.py --prefiller-hosts 127.0.0.1 --prefiller-ports 8101 --decoder-hosts 127.0.0.1 --decoder-ports 8200\n", good="python load_balance_proxy_server_example.py --prefiller-hosts 127.0.0.1 --prefiller-ports 8100 --decoder-hosts 127.0.0.1 --decoder-ports 8200\n", peers=(PREFILL, DECODE)),),
+)
+
+
+def _proxies(scope: Scope) -> list[tuple[LaunchPlan, ProxyCommand]]:
+    return [(plan, c) for plan in scope.deployment for c in plan.commands if isinstance(c, ProxyCommand)]
+
+
+@check(PROXY)
+def proxy(scope: Scope):
+    found = engines(scope)
+    for plan, command in _proxies(scope):
+        for side in ("prefiller", "decoder"):
+            hosts = command.options.get(f"--{side}-hosts", [])
+            ports = command.options.get(f"--{side}-ports", [])
+            if hosts and ports and len(hosts) != len(ports):
+                yield Finding(PROXY, f"--{side}-hosts lists {len(hosts)} hosts but --{side}-ports lists {len(ports)} "
+                              "ports; the proxy refuses unequal lists", ports[0].span,
+                              Fix(f"give one port per {side} host"), path=plan.path)
+        role_of = {"prefiller": "kv_producer", "decoder": "kv_consumer"}
+        for side, role in role_of.items():
+            side_engines = [e for e in found if e.role == role]
+            engine_ports = {_int_opt(e.serve, "--port") for e in side_engines}
+            if not side_engines or None in engine_ports:
+                continue
+            for port in command.options.get(f"--{side}-ports", []):
+                number = port.as_int()
+                if number is not None and number not in engine_ports:
+                    listening = ", ".join(str(p) for p in sorted(engine_ports))
+                    yield Finding(PROXY, f"--{side}-ports {number}: no {role} engine of this deployment listens there "
+                                  f"(they listen on {listening})", port.span,
+                                  Fix(f"use the engines' --port values ({listening})"), path=plan.path)
+        connectors = {(e.value("kv_transfer") or {}).get("kv_connector") for e in found}
+        layerwise = "MooncakeLayerwiseConnector" in connectors
+        plain = bool(connectors & {"MooncakeConnectorV1", "MooncakeConnector", "MooncakeHybridConnector"})
+        if command.layerwise and plain and not layerwise:
+            yield Finding(PROXY, "the layerwise proxy is used but the engines run a non-layerwise Mooncake connector",
+                          command.span, Fix("run load_balance_proxy_server_example.py"), path=plan.path)
+        elif not command.layerwise and layerwise and not plain:
+            yield Finding(PROXY, "the engines run MooncakeLayerwiseConnector but the proxy is not the layerwise one",
+                          command.span, Fix("run load_balance_proxy_layerwise_server_example.py"), path=plan.path)
