@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
-import networkx as nx
+from functools import cached_property
+from graphlib import CycleError, TopologicalSorter
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.rules.base import FactTrace, Finding, RuleMeta
@@ -158,39 +159,65 @@ class Scope:
 
 
 class RuleGraph:
-    """Façade over the networkx DAG of facts and rules."""
+    """Façade over the DAG of facts and rules.
+
+    Evaluation order comes from the standard library's ``graphlib`` so that
+    linting does not pay for importing networkx; the networkx graph behind
+    ``affected_by`` and ``relations`` is built on first use.
+    """
 
     def __init__(self, facts: dict[str, FactDef], rules: dict[str, RuleDef]):
-        graph = nx.DiGraph()
-        for definition in facts.values():
-            graph.add_node(f"fact:{definition.name}", kind="fact")
+        edges: list[tuple[str, str, str]] = []  # (source, target, label)
         for definition in facts.values():
             for needed in definition.requires:
                 if needed not in facts:
                     raise ValueError(f"fact {definition.name} requires unknown fact {needed}")
-                graph.add_edge(f"fact:{needed}", f"fact:{definition.name}", label="derives")
+                edges.append((f"fact:{needed}", f"fact:{definition.name}", "derives"))
         for rule in rules.values():
             node = f"rule:{rule.meta.id}"
-            graph.add_node(node, kind="rule")
             for needed in rule.meta.requires:
                 if needed not in facts:
                     raise ValueError(f"rule {rule.meta.id} requires unknown fact {needed}")
-                graph.add_edge(f"fact:{needed}", node, label="requires")
+                edges.append((f"fact:{needed}", node, "requires"))
             for used in rule.meta.optional:
                 if used not in facts:
                     raise ValueError(f"rule {rule.meta.id} uses unknown fact {used}")
-                graph.add_edge(f"fact:{used}", node, label="uses")
-        self._relations = nx.MultiGraph()
-        for rule in rules.values():
-            for kind, left, right in rule.relations:
-                self._relations.add_edge(left, right, kind=kind, rule=rule.meta.id)
-        if not nx.is_directed_acyclic_graph(graph):
-            cycle = nx.find_cycle(graph)
-            raise ValueError(f"rule graph has a cycle: {cycle}")
-        self._graph = graph
+                edges.append((f"fact:{used}", node, "uses"))
+        nodes = [f"fact:{name}" for name in facts] + [f"rule:{rule_id}" for rule_id in rules]
+        predecessors: dict[str, list[str]] = {node: [] for node in nodes}
+        for source, target, _ in edges:
+            predecessors[target].append(source)
+        try:
+            self._order = list(TopologicalSorter(predecessors).static_order())
+        except CycleError as error:
+            raise ValueError(f"rule graph has a cycle: {error.args[1]}") from None
+        self._edges = edges
+        self._nodes = nodes
+        self._predecessors = predecessors
         self._facts = facts
         self._rules = rules
-        self._order = [n for n in nx.topological_sort(graph)]
+        self._inputs: dict[str, list[str]] = {}
+
+    @cached_property
+    def _graph(self):
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        for node in self._nodes:
+            graph.add_node(node, kind=node.split(":", 1)[0])
+        for source, target, label in self._edges:
+            graph.add_edge(source, target, label=label)
+        return graph
+
+    @cached_property
+    def _relations(self):
+        import networkx as nx
+
+        relations = nx.MultiGraph()
+        for rule in self._rules.values():
+            for kind, left, right in rule.relations:
+                relations.add_edge(left, right, kind=kind, rule=rule.meta.id)
+        return relations
 
     def order(self) -> list[RuleDef]:
         """Rules in topological order (every fact a rule reads comes first)."""
@@ -201,8 +228,17 @@ class RuleGraph:
 
     def inputs(self, rule_id: str) -> list[str]:
         """Every fact a rule depends on, transitively, in evaluation order."""
-        ancestors = nx.ancestors(self._graph, f"rule:{rule_id}")
-        return [n[5:] for n in self._order if n in ancestors]
+        cached = self._inputs.get(rule_id)
+        if cached is None:
+            seen: set[str] = set()
+            stack = [f"rule:{rule_id}"]
+            while stack:
+                for parent in self._predecessors[stack.pop()]:
+                    if parent not in seen:
+                        seen.add(parent)
+                        stack.append(parent)
+            cached = self._inputs[rule_id] = [n[5:] for n in self._order if n in seen]
+        return cached
 
     def why(self, finding: Finding) -> list[FactTrace]:
         """The chain of facts behind a finding (as recorded when it was produced)."""
@@ -210,6 +246,8 @@ class RuleGraph:
 
     def affected_by(self, fact_name: str) -> list[str]:
         """Facts and rules downstream of a fact: what changes when it changes."""
+        import networkx as nx
+
         return sorted(nx.descendants(self._graph, f"fact:{fact_name}"))
 
     def relations(self, fact_name: str) -> list[tuple[str, str, str]]:
