@@ -20,40 +20,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-_CITATION = re.compile(
-    r"^("
-    r"\d{3}_[0-9a-f]{16}\.txt section [\w.\-]+.*"  # seed file + section
-    r"|(vllm-ascend|vllm)@[\w.\-]+:[\w./\-]+.*"  # source path at a release
-    r"|(vllm-ascend|vllm)#\d+.*"  # public issue / PR
-    r"|case-\d\d.*"  # handed case rebuilt from a public report
-    r"|vllm_ascend_facts\.md section [\d.]+.*"  # project reference notes
-    r")$"
-)
+from qlint.knowledge.text import CITATION, Text, check_sources
+
+_CITATION = CITATION
 
 
 def _check_sources(sources: list[str]) -> list[str]:
-    if not sources:
-        raise ValueError("at least one source citation is required")
-    for citation in sources:
-        if not _CITATION.match(citation):
-            raise ValueError(
-                f"citation {citation!r} is not a seed section, a source path at a release, "
-                "an issue (vllm-ascend#N), a case (case-NN) or a reference-notes section"
-            )
-    return sources
+    return check_sources(sources)
 
 
 class Strict(BaseModel):
     """Base for knowledge records: unknown keys are errors, values are frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Text(Strict):
-    """A sentence in both languages. Both are required and must be non-empty."""
-
-    en: str = Field(min_length=1)
-    zh: str = Field(min_length=1)
 
 
 class Cited(Strict):
@@ -248,3 +227,32 @@ class RedundantSetting(Cited):
     until: str | None = None
     hybrid_only: bool = False
     note: Text
+
+
+class Architecture(Cited):
+    """Architecture numbers of a model used for memory estimates (``architectures.toml``).
+
+    ``model`` is a Model id of models.toml. Sizes are config.json values of the
+    language model: ``head_dim`` and ``num_key_value_heads`` of the full-attention
+    layers; ``full_attention_layers`` + ``linear_attention_layers`` = all decoder
+    layers (hybrid GDN models have linear ones). ``linear_*`` give the Gated
+    DeltaNet state shape. ``mla_kv_dim`` is the latent KV width per token and
+    layer of MLA models (kv_lora_rank + qk_rope_head_dim), replicated on every
+    TP rank. ``expert_fraction`` is the share of all weights held by routed
+    experts (0 for dense models); a field left out is unknown and estimates that
+    need it are skipped.
+    """
+
+    model: str
+    hidden_size: int | None = Field(default=None, gt=0)
+    head_dim: int | None = Field(default=None, gt=0)
+    num_key_value_heads: int | None = Field(default=None, gt=0)
+    full_attention_layers: int = Field(gt=0)
+    linear_attention_layers: int = Field(default=0, ge=0)
+    linear_num_key_heads: int | None = Field(default=None, gt=0)
+    linear_num_value_heads: int | None = Field(default=None, gt=0)
+    linear_key_head_dim: int | None = Field(default=None, gt=0)
+    linear_value_head_dim: int | None = Field(default=None, gt=0)
+    linear_conv_kernel_dim: int | None = Field(default=None, gt=0)
+    mla_kv_dim: int | None = Field(default=None, gt=0)
+    expert_fraction: float | None = Field(default=None, ge=0, lt=1)

@@ -7,25 +7,27 @@ text edits at spans the linter applies.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from qlint.knowledge.models import Text, _check_sources
+from qlint.knowledge.text import Text, check_sources
 from qlint.rules.plan import Span
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
-class Example(BaseModel):
+_RULE_ID = re.compile(r"^QL\d{3}$")
+_RULE_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Example:
     """An executable example: a ``bad`` script the rule flags, a ``good`` one it
     accepts, and ``fixed`` (what ``bad`` becomes after the rule's fix), if any.
     The ``context`` (hardware, version) is applied when the example is linted;
     ``peers`` are the other scripts linted with it as one deployment."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     bad: str
     good: str
@@ -34,8 +36,13 @@ class Example(BaseModel):
     version: str | None = None
     peers: tuple[str, ...] = ()  # other scripts of the deployment (deployment-scope rules)
 
+    def __post_init__(self) -> None:
+        if self.hardware not in (None, "a2", "a3", "310p"):
+            raise ValueError(f"example hardware {self.hardware!r} is not a2, a3 or 310p")
 
-class RuleMeta(BaseModel):
+
+@dataclass(frozen=True)
+class RuleMeta:
     """What a rule is: id, name, severity, docs in both languages, sources.
 
     ``requires`` names the facts (nodes of the rule graph) the rule reads; it
@@ -43,28 +50,42 @@ class RuleMeta(BaseModel):
     facts it reads when known (``scope.known`` returns None otherwise). ``fix`` says whether
     the rule offers a fix and how safe it is (``safe``: keeps meaning apart from
     the fault; ``unsafe``: changes behaviour beyond the finding, e.g. TP/DP).
+    A plain dataclass (validated in ``__post_init__``) so that importing the
+    rules does not import pydantic. Raises ValueError on a bad id, name,
+    severity, scope, fix kind or citation.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(pattern=r"^QL\d{3}$")
-    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    id: str
+    name: str
     severity: Severity
-    scope: Literal["serve", "script", "deployment"] = "serve"
-    requires: tuple[str, ...] = ()
-    optional: tuple[str, ...] = ()
     title: Text
     why: Text
     sources: tuple[str, ...]
+    scope: Literal["serve", "script", "deployment"] = "serve"
+    requires: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
     faq: str | None = None
     fix: Literal["safe", "unsafe", "none"] = "none"
     examples: tuple[Example, ...] = ()
 
-    @field_validator("sources")
-    @classmethod
-    def _cited(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        _check_sources(list(value))
-        return value
+    def __post_init__(self) -> None:
+        if not _RULE_ID.match(self.id):
+            raise ValueError(f"rule id {self.id!r} must look like QL123")
+        if not _RULE_NAME.match(self.name):
+            raise ValueError(f"rule name {self.name!r} must be kebab-case")
+        if self.severity not in SEVERITY_RANK:
+            raise ValueError(f"{self.id}: severity {self.severity!r} is not error, warning or info")
+        if self.scope not in ("serve", "script", "deployment"):
+            raise ValueError(f"{self.id}: scope {self.scope!r} is not serve, script or deployment")
+        if self.fix not in ("safe", "unsafe", "none"):
+            raise ValueError(f"{self.id}: fix {self.fix!r} is not safe, unsafe or none")
+        if not isinstance(self.title, Text) or not isinstance(self.why, Text):
+            raise ValueError(f"{self.id}: title and why must be Text(en=..., zh=...)")
+        check_sources(self.sources)
+        object.__setattr__(self, "sources", tuple(self.sources))
+        object.__setattr__(self, "requires", tuple(self.requires))
+        object.__setattr__(self, "optional", tuple(self.optional))
+        object.__setattr__(self, "examples", tuple(self.examples))
 
 
 @dataclass(slots=True)
