@@ -7,29 +7,58 @@ field (``models.toml: model[3].variants[0].weights_gb: ...``).
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
-from typing import TypeVar
+from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ValidationError
 
-from qlint.knowledge.models import (
-    EnvVar,
-    FaqEntry,
-    FlagSpec,
-    Hardware,
-    Model,
-    ModelVariant,
-    Recipe,
-    RedundantSetting,
-    Release,
-    SubConfig,
+from qlint import __version__
+
+if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load())
+    from qlint.knowledge.models import (
+        Architecture,
+        EnvVar,
+        FaqEntry,
+        FlagSpec,
+        Hardware,
+        Model,
+        ModelVariant,
+        Recipe,
+        RedundantSetting,
+        Release,
+        SubConfig,
+    )
+
+# (KnowledgeBase field, data file, top-level TOML key, pydantic model in qlint.knowledge.models)
+DATA_FILES = (
+    ("hardware", "hardware.toml", "hardware", "Hardware"),
+    ("models", "models.toml", "model", "Model"),
+    ("releases", "releases.toml", "release", "Release"),
+    ("flags", "serve_flags.toml", "flag", "FlagSpec"),
+    ("sub_configs", "sub_configs.toml", "sub_config", "SubConfig"),
+    ("env_vars", "env_vars.toml", "env", "EnvVar"),
+    ("faqs", "faq.toml", "faq", "FaqEntry"),
+    ("recipes", "recipes.toml", "recipe", "Recipe"),
+    ("redundant", "redundant.toml", "redundant", "RedundantSetting"),
+    ("architectures", "architectures.toml", "architecture", "Architecture"),
 )
 
-T = TypeVar("T", bound=BaseModel)
+
+class Record(SimpleNamespace):
+    """A validated knowledge record: the pydantic model's fields as plain attributes.
+
+    Records are what the rest of qlint reads at run time, so that linting does
+    not import pydantic; validation happens when the data files change.
+    """
 
 MAIN = "main"
 """The development branch; compares above every release."""
@@ -59,19 +88,42 @@ def version_in(tag: str, since: str | None = None, until: str | None = None) -> 
     return True
 
 
-def _load_records(filename: str, key: str, model: type[T]) -> list[T]:
+def _read(filename: str) -> bytes:
     try:
-        text = resources.files("qlint.knowledge.data").joinpath(filename).read_bytes()
+        return resources.files("qlint.knowledge.data").joinpath(filename).read_bytes()
     except FileNotFoundError as error:
         raise KnowledgeError(f"{filename}: missing knowledge file") from error
+
+
+def _plain(value: Any) -> Any:
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return Record(**{name: _plain(getattr(value, name)) for name in type(value).model_fields})
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _validate(filename: str, key: str, model_name: str, data: bytes) -> list[Record]:
+    """Validate one data file with its pydantic model; records come back as plain Records."""
+    from pydantic import ValidationError
+
+    from qlint.knowledge import models
+
+    model = getattr(models, model_name)
     try:
-        raw = tomllib.loads(text.decode("utf-8"))
-    except tomllib.TOMLDecodeError as error:
+        raw = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise KnowledgeError(f"{filename}: {error}") from error
     records = []
     for index, item in enumerate(raw.get(key, [])):
         try:
-            records.append(model.model_validate(item))
+            records.append(_plain(model.model_validate(item)))
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
@@ -105,6 +157,7 @@ class KnowledgeBase:
     faqs: list[FaqEntry]
     recipes: list[Recipe]
     redundant: list[RedundantSetting]
+    architectures: list[Architecture] = field(default_factory=list)
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -191,26 +244,59 @@ class KnowledgeBase:
         return [r for r in self.recipes if r.model == model_id and r.hardware == hardware_id]
 
 
-@lru_cache(maxsize=1)
-def load() -> KnowledgeBase:
-    """Load, validate and cache the knowledge base.
+def _cache_dir() -> Path | None:
+    configured = os.environ.get("QLINT_CACHE_DIR")
+    if configured == "off":
+        return None
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "qlint"
 
-    Raises KnowledgeError when a file is missing or a field is invalid.
-    """
-    base = KnowledgeBase(
-        hardware=_load_records("hardware.toml", "hardware", Hardware),
-        models=_load_records("models.toml", "model", Model),
-        releases=_load_records("releases.toml", "release", Release),
-        flags=_load_records("serve_flags.toml", "flag", FlagSpec),
-        sub_configs=_load_records("sub_configs.toml", "sub_config", SubConfig),
-        env_vars=_load_records("env_vars.toml", "env", EnvVar),
-        faqs=_load_records("faq.toml", "faq", FaqEntry),
-        recipes=_load_records("recipes.toml", "recipe", Recipe),
-        redundant=_load_records("redundant.toml", "redundant", RedundantSetting),
-    )
+
+def _build(blobs: dict[str, bytes]) -> "KnowledgeBase":
+    fields = {
+        name: _validate(filename, key, model, blobs[filename]) for name, filename, key, model in DATA_FILES
+    }
+    base = KnowledgeBase(**fields)
     for release in base.releases:
         try:
             parse_version(release.tag)
         except InvalidVersion as error:
             raise KnowledgeError(f"releases.toml: bad tag {release.tag!r}") from error
+    return base
+
+
+@lru_cache(maxsize=1)
+def load() -> KnowledgeBase:
+    """Load the knowledge base: validated with pydantic when the data files change,
+    then served from a compiled cache (``$QLINT_CACHE_DIR``, default
+    ``~/.cache/qlint``; ``QLINT_CACHE_DIR=off`` disables it).
+
+    Raises KnowledgeError when a file is missing or a field is invalid (the
+    message names the file and the field path).
+    """
+    blobs = {filename: _read(filename) for _, filename, _, _ in DATA_FILES}
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    for filename in sorted(blobs):
+        digest.update(filename.encode() + b"\0" + blobs[filename] + b"\0")
+    directory = _cache_dir()
+    cache = directory / f"knowledge-{digest.hexdigest()}.pickle" if directory else None
+    if cache is not None and cache.is_file():
+        try:
+            with cache.open("rb") as handle:
+                base = pickle.load(handle)
+            if isinstance(base, KnowledgeBase):
+                return base
+        except Exception:  # a stale or damaged cache is rebuilt
+            pass
+    base = _build(blobs)
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as handle:
+                pickle.dump(base, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(handle.name, cache)
+        except OSError:
+            pass  # a read-only home only costs the validation time
     return base
