@@ -2,8 +2,9 @@
 
 ``qlint [OPTIONS] PATH...`` lints files, directories (``*.sh``/``*.bash`` and
 files with a shell shebang) or ``-`` (stdin). ``qlint rules`` lists the rules,
-``qlint explain QLnnn`` documents one. Exit codes: 0 no finding at or above the
-fail level, 1 findings, 2 bad usage or unreadable input.
+``qlint explain QLnnn`` documents one, ``qlint config --show`` prints the
+effective configuration. Exit codes: 0 no finding at or above the fail level,
+1 findings, 2 bad usage, bad configuration or unreadable input.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import click
 from qlint import __version__
 
 HARDWARE = click.Choice(["a2", "a3", "310p"], case_sensitive=False)
-FORMATS = click.Choice(["text", "json"])
+FORMATS = click.Choice(["text", "json", "sarif", "github"])
 LEVELS = click.Choice(["error", "warning", "info"])
 SHELL_SUFFIXES = (".sh", ".bash")
 
@@ -76,62 +77,218 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-@main.command("check")
-@click.argument("paths", nargs=-1, required=True)
-@click.option("--hardware", type=HARDWARE, help="Target hardware (default: from the script's image tag or directive).")
-@click.option("--vllm-ascend-version", "version", metavar="TAG", help="vllm-ascend release, e.g. v0.23.0.")
-@click.option("--format", "output_format", type=FORMATS, default="text", show_default=True)
-@click.option("--fail-level", type=LEVELS, default="warning", show_default=True,
-              help="Exit 1 when a finding is at or above this severity.")
-def check_command(paths, hardware, version, output_format, fail_level):
-    """Lint launch scripts (files, directories, or - for stdin)."""
-    from qlint.knowledge.base import KnowledgeError, load, parse_version
-    from qlint.linter.lint import at_or_above, lint_bytes
-    from qlint.linter.reporters import render_json, render_text, summary
-    from qlint.rules.graph import Settings
+def _selection_options(function):
+    """Options shared by ``check`` and ``config``: what to lint for and which rules."""
+    decorators = [
+        click.option("--hardware", type=HARDWARE, help="Target hardware (default: from the script's directive "
+                     "or image tag, else the configuration)."),
+        click.option("--vllm-ascend-version", "version", metavar="TAG", help="vllm-ascend release, e.g. v0.23.0."),
+        click.option("--select", multiple=True, metavar="RULES",
+                     help="Only these rules (ids, names or id prefixes such as QL2; comma-separated). "
+                     "Replaces the configuration's select."),
+        click.option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (adds to the configuration's ignore)."),
+        click.option("--fail-level", type=LEVELS, default=None,
+                     help="Exit 1 when a finding is at or above this severity [default: warning]."),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                     help="Use this .qlint.toml / pyproject.toml instead of searching upwards."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
 
-    try:
-        kb = load()
-    except KnowledgeError as error:
-        click.echo(f"qlint: knowledge base is broken: {error}", err=True)
-        sys.exit(2)
+
+def _fail(message: str) -> None:
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _overrides(hardware, version, select, ignore, fail_level):
+    from qlint.knowledge.base import parse_version
+    from qlint.linter.config import ConfigError, Overrides, check_selectors
+
     if version is not None:
         try:
             parse_version(version)
         except Exception:
             raise click.BadParameter(f"{version!r} is not a release tag like v0.23.0", param_hint="--vllm-ascend-version")
-    settings = Settings(hardware=hardware.lower() if hardware else None, version=version)
-    results = []
-    failed_input = False
-    for path in _collect(paths):
+    try:
+        return Overrides(
+            select=check_selectors(list(select), "--select") if select else None,
+            ignore=check_selectors(list(ignore), "--ignore"),
+            fail_level=fail_level,
+            hardware=hardware.lower() if hardware else None,
+            vllm_ascend=version,
+        )
+    except ConfigError as error:
+        _fail(f"qlint: {error.message}")
+
+
+def _config_cache(config_path):
+    from qlint.linter.config import ConfigCache, ConfigError
+
+    try:
+        return ConfigCache(Path(config_path) if config_path else None)
+    except ConfigError as error:
+        _fail(str(error))
+
+
+def _choose_format(output_format, statistics):
+    if output_format is None:
+        if statistics:
+            return "text"
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    if statistics and output_format != "text":
+        raise click.UsageError("--statistics prints a text table; drop --format or use --format text")
+    return output_format
+
+
+def _use_color(choice: str) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@main.command("check")
+@click.argument("paths", nargs=-1, required=True)
+@_selection_options
+@click.option("--format", "output_format", type=FORMATS, default=None,
+              help="Output format [default: text; github when GITHUB_ACTIONS=true].")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad input).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files in place, then report what is left.")
+@click.option("--no-inline-suppressions", is_flag=True, help="Ignore every '# qlint: disable' comment.")
+@click.option("--show-suppressed", is_flag=True, help="Text format: also list suppressed findings with their reasons.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no notes.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour severities (auto: on a terminal, unless NO_COLOR is set).")
+def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
+                  fix, no_inline_suppressions, show_suppressed, quiet, statistics, color):
+    """Lint launch scripts (files, directories, or - for stdin)."""
+    from qlint.knowledge.base import KnowledgeError, load
+    from qlint.linter.config import ConfigError, resolve
+    from qlint.linter.lint import Policy, lint_bytes
+    from qlint.rules.graph import Settings
+
+    output_format = _choose_format(output_format, statistics)
+    overrides = _overrides(hardware, version, select, ignore, fail_level)
+    files = _collect(paths)
+    if fix and "-" in files:
+        raise click.UsageError("--fix rewrites files; it cannot be used with - (stdin)")
+    cache = _config_cache(config_path)
+    try:
+        kb = load()
+    except KnowledgeError as error:
+        _fail(f"qlint: knowledge base is broken: {error}")
+    settings = Settings(hardware=overrides.hardware, version=overrides.vllm_ascend)
+    checked = []  # (LintResult, Effective)
+    notices = []  # sarif.Notice of each input error
+    for path in files:
         display = "<stdin>" if path == "-" else path
         try:
-            data = _read(path)
-        except OSError as error:
-            click.echo(f"{display}:1:1: error: cannot read file: {error.strerror or error}", err=True)
-            failed_input = True
+            effective = resolve(cache.for_path(path), overrides)
+        except ConfigError as error:
+            _fail(str(error))
+        policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
+                        inline_suppressions=not no_inline_suppressions,
+                        hardware=effective.hardware, version=effective.vllm_ascend)
+
+        def lint(content: bytes, display=display, policy=policy):
+            return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
+
+        result = _lint_path(path, display, lint, fix, quiet, notices)
+        if result is None:
             continue
-        result = lint_bytes(display, data, settings=settings, kb=kb)
-        if result.error is not None:
-            click.echo(f"{display}:{result.error.line}:{result.error.column}: error: {result.error.message}", err=True)
-            failed_input = True
-            continue
-        results.append(result)
+        checked.append((result, effective))
+    results = [result for result, _ in checked]
+    _report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
+            show_suppressed=show_suppressed, color=_use_color(color))
+    if notices:
+        sys.exit(2)
+    failing = any(effective.is_failure(f.level) for result, effective in checked for f in result.findings)
+    sys.exit(1 if failing and not exit_zero else 0)
+
+
+def _lint_path(path, display, lint, fix, quiet, notices):
+    """Read, lint (and with ``fix`` repair) one path; None after an input error (added to ``notices``)."""
+    from qlint.linter.fixer import fix_bytes, write_atomic
+    from qlint.linter.sarif import Notice
+
+    def failed(line, column, message):
+        notices.append(Notice(display, line, column, message))
+        click.echo(f"{display}:{line}:{column}: error: {message}", err=True)
+
+    try:
+        data = _read(path)
+    except OSError as error:
+        return failed(1, 1, f"cannot read file: {error.strerror or error}")
+    if not fix:
+        result = lint(data)
+    else:
+        outcome = fix_bytes(display, data, lint)
+        result = outcome.result
+        if outcome.data is not None:
+            try:
+                write_atomic(path, outcome.data)
+            except OSError as error:
+                return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}")
+            if not quiet:
+                click.echo(f"{display}: fixed {outcome.applied} problem(s)", err=True)
+        elif outcome.rolled_back:
+            click.echo(f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
+    if result.error is not None:
+        return failed(result.error.line, result.error.column, result.error.message)
+    return result
+
+
+def _report(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color):
+    from qlint.linter.reporters import render_json, render_text, summary
+    from qlint.linter.reporters import statistics as count_per_rule
+
     assumed = sorted({r.assumed_version for r in results if r.assumed_version})
-    if assumed and output_format == "text":  # machine formats keep stderr clean
+    if assumed and not quiet and output_format in ("text", "github"):
         click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
                    "(latest stable)", err=True)
     if output_format == "json":
         click.echo(render_json(results, kb))
+        return
+    if output_format == "sarif":
+        from qlint.linter.sarif import render_sarif
+
+        click.echo(render_sarif(results, notices))
+        return
+    if output_format == "github":
+        from qlint.linter.github import render_github
+
+        text = render_github(results)
+    elif statistics:
+        text = count_per_rule(results)
     else:
-        text = render_text(results, kb, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-        if text:
-            click.echo(text)
+        text = render_text(results, kb, color=color, show_suppressed=show_suppressed)
+    if text:
+        click.echo(text, color=color or None)
+    if not quiet:
         click.echo(summary(results))
-    if failed_input:
-        sys.exit(2)
-    findings = [f for r in results for f in r.findings]
-    sys.exit(1 if at_or_above(findings, fail_level) else 0)
+
+
+@main.command("config")
+@click.argument("path", required=False, default=".")
+@click.option("--show", is_flag=True, help="Print the effective configuration and where each value comes from.")
+@_selection_options
+def config_command(path, show, hardware, version, select, ignore, fail_level, config_path):
+    """Show the configuration that applies to PATH (default: the current folder)."""
+    from qlint.linter.config import ConfigError, describe, resolve
+
+    if not show:
+        raise click.UsageError("say what to do: qlint config --show [PATH]")
+    overrides = _overrides(hardware, version, select, ignore, fail_level)
+    cache = _config_cache(config_path)
+    target = Path(path)
+    probe = str(target / "_") if target.is_dir() else path
+    try:
+        effective = resolve(cache.for_path(probe), overrides)
+    except ConfigError as error:
+        _fail(str(error))
+    click.echo(describe(effective, path))
 
 
 @main.command("rules")
@@ -140,9 +297,9 @@ def rules_command(output_format):
     """List every rule: id, name, severity, title."""
     import json
 
-    from qlint.rules.graph import default_graph
+    from qlint.linter.catalog import all_rules
 
-    rules = sorted((r.meta for r in default_graph().order()), key=lambda m: m.id)
+    rules = all_rules()
     if output_format == "json":
         click.echo(json.dumps([
             {"id": m.id, "name": m.name, "severity": m.severity, "title": m.title.en, "fix": m.fix}
@@ -159,16 +316,12 @@ def rules_command(output_format):
 def explain_command(rule, lang):
     """Explain a rule (by id or name): what it checks, why, examples, sources, FAQ."""
     from qlint.knowledge.base import load
+    from qlint.linter.catalog import find_rule
     from qlint.linter.reporters import faq_url
-    from qlint.rules.graph import default_graph
 
-    wanted = rule.upper() if rule.upper().startswith("QL") else rule
-    metas = [r.meta for r in default_graph().order()]
-    found = [m for m in metas if m.id == wanted or m.name == rule]
-    if not found:
-        click.echo(f"qlint: no rule {rule!r}; see `qlint rules`", err=True)
-        sys.exit(2)
-    meta = found[0]
+    meta = find_rule(rule)
+    if meta is None:
+        _fail(f"qlint: no rule {rule!r}; see `qlint rules`")
     heading = {"en": ("What it checks", "Why", "Example", "Use instead", "Fix safety", "Sources", "FAQ"),
                "zh": ("检查内容", "原因", "示例", "推荐写法", "修复安全性", "来源", "常见问题")}[lang]
     click.echo(f"{meta.id} {meta.name} ({meta.severity})")

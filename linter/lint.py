@@ -5,12 +5,20 @@ This is the library entry point the CLI, the tests and qdoc use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from qlint.knowledge.base import KnowledgeBase, load
+from qlint.knowledge.images import parse_image
 from qlint.linter.planner import build_plan
 from qlint.linter.shell import ShellSyntaxError, parse_script
 from qlint.linter.source import InputError, SourceText
+from qlint.linter.suppressions import (
+    UNUSED_SUPPRESSION,
+    Suppressed,
+    apply_suppressions,
+    parse_suppressions,
+    unused_findings,
+)
 from qlint.rules.base import SEVERITY_RANK, Finding
 from qlint.rules.graph import Settings, default_graph
 from qlint.rules.plan import LaunchPlan
@@ -26,6 +34,27 @@ class LintResult:
     source: SourceText | None = None
     plan: LaunchPlan | None = None
     assumed_version: str | None = None
+    suppressed: list[Suppressed] = field(default_factory=list)
+
+
+@dataclass
+class Policy:
+    """What the configuration decides after the rules run.
+
+    ``enabled``: ids of the rules to report (None: all). ``severity``: per-rule
+    severity overrides by id. ``inline_suppressions``: honour ``# qlint: disable``.
+    ``hardware``/``version``: defaults used only when the script states none
+    (no ``# qlint:`` directive, no vllm-ascend image); ``Settings`` still wins.
+    """
+
+    enabled: frozenset[str] | None = None
+    severity: dict[str, str] = field(default_factory=dict)
+    inline_suppressions: bool = True
+    hardware: str | None = None
+    version: str | None = None
+
+    def is_enabled(self, rule_id: str) -> bool:
+        return self.enabled is None or rule_id in self.enabled
 
 
 def lint_bytes(
@@ -34,14 +63,17 @@ def lint_bytes(
     settings: Settings | None = None,
     kb: KnowledgeBase | None = None,
     bindings: dict[str, str] | None = None,
+    policy: Policy | None = None,
 ) -> LintResult:
     """Lint script bytes. Never raises for bad input: the result carries ``error``.
 
     ``bindings`` gives values to positional parameters (``{"1": "0,1"}``).
+    ``policy`` selects rules, overrides severities and applies suppressions.
     Findings are sorted by line, column and rule id.
     """
     kb = kb or load()
     settings = settings or Settings()
+    policy = policy or Policy()
     try:
         source = SourceText.from_bytes(path, data)
         parsed = parse_script(source, bindings)
@@ -55,12 +87,24 @@ def lint_bytes(
     except RecursionError:
         return LintResult(path=path, error=InputError("script nests too deeply to read"))
     plan = build_plan(kb, parsed)
+    settings = _with_defaults(settings, plan, policy)
     findings = default_graph().evaluate(plan, kb, settings)
     for finding in findings:
         if finding.path is None:
             finding.path = path
+    findings = [f for f in findings if policy.is_enabled(f.rule.id)]
+    suppressions = parse_suppressions(parsed) if policy.inline_suppressions else []
+    outcome = apply_suppressions(findings, suppressions, path)
+    if suppressions and policy.is_enabled(UNUSED_SUPPRESSION.id):
+        unused = apply_suppressions(unused_findings(suppressions, source, path, policy.is_enabled), suppressions, path)
+        outcome.kept += unused.kept
+        outcome.suppressed += unused.suppressed
+    for finding in outcome.kept + [s.finding for s in outcome.suppressed]:
+        if finding.rule.id in policy.severity:
+            finding.severity = policy.severity[finding.rule.id]
+    findings = outcome.kept
     findings.sort(key=lambda f: (f.path != path, f.span.line, f.span.column, f.rule.id))
-    result = LintResult(path=path, findings=findings, source=source, plan=plan)
+    result = LintResult(path=path, findings=findings, source=source, plan=plan, suppressed=outcome.suppressed)
     if not settings.version:
         result.assumed_version = _assumed_version(plan, kb)
     return result
@@ -69,6 +113,17 @@ def lint_bytes(
 def lint_text(path: str, text: str, **kwargs) -> LintResult:
     """Lint a script given as text (UTF-8)."""
     return lint_bytes(path, text.encode("utf-8"), **kwargs)
+
+
+def _with_defaults(settings: Settings, plan: LaunchPlan, policy: Policy) -> Settings:
+    """Fill hardware/version from the configuration when neither options nor script state them."""
+    imaged = any(parse_image(value.text or "") for value in plan.image_tags)
+    stated = {key for directive in plan.directives for key in directive.settings}
+    if policy.hardware and not settings.hardware and not imaged and "hardware" not in stated:
+        settings = replace(settings, hardware=policy.hardware)
+    if policy.version and not settings.version and not imaged and "vllm-ascend" not in stated:
+        settings = replace(settings, version=policy.version)
+    return settings
 
 
 def _assumed_version(plan: LaunchPlan, kb: KnowledgeBase) -> str | None:

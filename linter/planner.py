@@ -14,8 +14,10 @@ import re
 from qlint.knowledge.base import KnowledgeBase
 from qlint.knowledge.images import parse_image
 from qlint.linter.jsonspan import key_offsets
+from qlint.linter.model_dir import read_model_dir
 from qlint.linter.shell import ParsedScript, SimpleCommand, Word
 from qlint.linter.source import SourceText
+from qlint.linter.suppressions import is_suppression_comment
 from qlint.rules.plan import (
     ClientCommand,
     Command,
@@ -243,6 +245,8 @@ class Planner:
             command.model = positionals[0]
         elif "--model" in command.options and command.options["--model"].value is not None:
             command.model = command.options["--model"].value
+        if command.model is not None and command.model.text:
+            command.local_model = read_model_dir(command.model.text)
         return command
 
     def _plain_options(self, words: list[Word], multi: bool) -> tuple[dict[str, list[Value]], list[Value]]:
@@ -382,7 +386,7 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
         if plan.shebang is None and (text.startswith("#!") or text.startswith("#/")):
             plan.shebang = (text, comment.span)
         match = _DIRECTIVE.match(text)
-        if match:
+        if match and not is_suppression_comment(text):
             settings = {}
             for item in match.group("body").split():
                 key, _, value = item.partition("=")

@@ -1,4 +1,6 @@
-"""Output formats: text (actionlint/ruff style) and the JSON contract.
+"""Output formats: text (actionlint/ruff style), statistics and the JSON contract.
+
+SARIF and GitHub workflow commands live in ``sarif.py`` and ``github.py``.
 
 JSON contract (other tools depend on it): an array with one object per finding:
 ``path, line, column, end_line, end_column`` (1-based), ``rule``, ``name``,
@@ -46,6 +48,7 @@ def finding_dict(finding: Finding, kb: KnowledgeBase) -> dict:
 
 
 def render_json(results: list[LintResult], kb: KnowledgeBase) -> str:
+    """The JSON contract: an array of ``finding_dict`` objects (suppressed findings excluded)."""
     return json.dumps([finding_dict(f, kb) for r in results for f in r.findings], indent=2, ensure_ascii=False)
 
 
@@ -53,17 +56,28 @@ _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _RESET = "\033[0m"
 
 
-def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = False) -> str:
-    """``path:line:col: severity QLnnn [name] message``, the line with a caret, fix and link."""
+def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = False,
+                show_suppressed: bool = False) -> str:
+    """``path:line:col: severity QLnnn [name] message``, the line with a caret, fix and link.
+
+    With ``show_suppressed`` the suppressed findings follow each file's own,
+    marked ``(suppressed: reason)``.
+    """
     lines: list[str] = []
     sources = {r.path: r.source for r in results if r.source is not None}
     for result in results:
-        for finding in result.findings:
+        shown_findings = [(f, None) for f in result.findings]
+        if show_suppressed:
+            shown_findings += [(s.finding, s.reason or "no reason given") for s in result.suppressed]
+            shown_findings.sort(key=lambda item: (item[0].path != result.path, item[0].span.line,
+                                                  item[0].span.column, item[0].rule.id))
+        for finding, reason in shown_findings:
             level = finding.level
             shown = f"{_COLORS[level]}{level}{_RESET}" if color else level
+            note = f" (suppressed: {reason})" if reason else ""
             lines.append(
                 f"{finding.path}:{finding.span.line}:{finding.span.column}: {shown} "
-                f"{finding.rule.id} [{finding.rule.name}] {finding.message}"
+                f"{finding.rule.id} [{finding.rule.name}] {finding.message}{note}"
             )
             source = sources.get(finding.path or "")
             if source is not None:
@@ -82,13 +96,30 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
 
 
 def summary(results: list[LintResult]) -> str:
+    """One closing line: files checked and problems by severity (and suppressed, if any)."""
     counts = {"error": 0, "warning": 0, "info": 0}
     for result in results:
         for finding in result.findings:
             counts[finding.level] += 1
     total = sum(counts.values())
     files = len(results)
+    hidden = sum(len(r.suppressed) for r in results)
+    tail = f", {hidden} suppressed" if hidden else ""
     if total == 0:
-        return f"{files} file(s) checked, no problems"
+        return f"{files} file(s) checked, no problems{tail}"
     return (f"{files} file(s) checked: {total} problem(s) "
-            f"({counts['error']} error, {counts['warning']} warning, {counts['info']} info)")
+            f"({counts['error']} error, {counts['warning']} warning, {counts['info']} info{tail})")
+
+
+def statistics(results: list[LintResult]) -> str:
+    """Count per rule, most frequent first: ``count  QLnnn  [name]  severity``."""
+    counts: dict[str, list] = {}
+    for result in results:
+        for finding in result.findings:
+            entry = counts.setdefault(finding.rule.id, [0, finding.rule.name, set()])
+            entry[0] += 1
+            entry[2].add(finding.level)
+    rows = sorted(counts.items(), key=lambda item: (-item[1][0], item[0]))
+    return "\n".join(
+        f"{count:>5}  {rule_id}  [{name}]  {'/'.join(sorted(levels))}" for rule_id, (count, name, levels) in rows
+    )

@@ -135,7 +135,8 @@ TP_HEADS = RuleMeta(
     id="QL206",
     name="tp-divides-heads",
     severity="error",
-    requires=("tp", "model"),
+    requires=("tp", "attention_heads", "model_label"),
+    optional=("kv_heads",),
     title=Text(en="TP does not divide the model's attention heads", zh="TP 不能整除模型的注意力头数"),
     why=Text(
         en="Tensor parallelism gives each rank an equal share of attention heads; vLLM refuses a TP size "
@@ -156,7 +157,7 @@ EP_EXPERTS = RuleMeta(
     id="QL207",
     name="ep-divides-experts",
     severity="error",
-    requires=("ep_size", "model"),
+    requires=("ep_size", "routed_experts", "model_label"),
     title=Text(en="The EP size does not divide the routed experts", zh="EP 大小不能整除路由专家数"),
     why=Text(
         en="With --enable-expert-parallel the EP size is TP x DP and every rank holds the same number of "
@@ -285,12 +286,12 @@ def _divisors_near(total: int, limit: int = 16) -> list[int]:
     return [d for d in range(2, limit + 1) if total % d == 0]
 
 
-@check(TP_HEADS, relations=(("divides", "tp", "model"),))
+@check(TP_HEADS, relations=(("divides", "tp", "attention_heads"),))
 def tp_heads(scope: Scope):
-    model = scope.get("model").model
+    label = scope.get("model_label")
     tp = scope.get("tp")
-    heads = model.num_attention_heads
-    if heads is None or tp <= 1:
+    heads = scope.get("attention_heads")
+    if not heads or tp <= 1:
         return
     option = scope.serve.opt("--tensor-parallel-size")
     span = option.value.span if option and option.value else scope.serve.span
@@ -298,38 +299,38 @@ def tp_heads(scope: Scope):
         choices = ", ".join(str(d) for d in _divisors_near(heads)[:4])
         yield Finding(
             TP_HEADS,
-            f"--tensor-parallel-size {tp} does not divide the {heads} attention heads of {model.id}",
+            f"--tensor-parallel-size {tp} does not divide the {heads} attention heads of {label}",
             span,
             Fix(f"use a TP size that divides {heads} (e.g. {choices})", safety="unsafe"),
         )
         return
-    kv_heads = model.num_key_value_heads
+    kv = scope.known("kv_heads")
+    kv_heads = kv.value if kv is not None else None
     if kv_heads and (kv_heads % tp if tp <= kv_heads else tp % kv_heads):
         yield Finding(
             TP_HEADS,
-            f"--tensor-parallel-size {tp} and the {kv_heads} KV heads of {model.id} do not divide one another",
+            f"--tensor-parallel-size {tp} and the {kv_heads} KV heads of {label} do not divide one another",
             span,
             Fix(f"use a TP size that divides {kv_heads} or is a multiple of it", safety="unsafe"),
         )
 
 
-@check(EP_EXPERTS, relations=(("divides", "ep_size", "model"),))
+@check(EP_EXPERTS, relations=(("divides", "ep_size", "routed_experts"),))
 def ep_experts(scope: Scope):
     ep_size = scope.get("ep_size")
-    model = scope.get("model").model
-    if ep_size is None or not model.num_experts or ep_size <= 1:
+    experts = scope.get("routed_experts")
+    if ep_size is None or not experts or ep_size <= 1:
         return
-    if model.num_experts % ep_size:
+    if experts % ep_size:
         option = scope.serve.opt("--tensor-parallel-size") or scope.serve.opt("--enable-expert-parallel")
-        choices = ", ".join(str(d) for d in _divisors_near(model.num_experts)[:4])
+        choices = ", ".join(str(d) for d in _divisors_near(experts)[:4])
         yield Finding(
             EP_EXPERTS,
             f"EP size {ep_size} (TP x DP with --enable-expert-parallel) does not divide the "
-            f"{model.num_experts} routed experts of {model.id}",
+            f"{experts} routed experts of {scope.get('model_label')}",
             option.span,
-            Fix(f"choose TP x DP that divides {model.num_experts} (e.g. {choices})", safety="unsafe"),
+            Fix(f"choose TP x DP that divides {experts} (e.g. {choices})", safety="unsafe"),
         )
-
 
 EXTERNAL_DP_DENSE = RuleMeta(
     id="QL208",

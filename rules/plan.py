@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from qlint.rules.local_model import LocalModel
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -123,6 +125,7 @@ class ServeCommand(Command):
     """
 
     model: Value | None = None
+    local_model: LocalModel | None = None  # metadata of a local model directory (config.json)
     options: dict[str, Option] = field(default_factory=dict)
     all_options: list[Option] = field(default_factory=list)
     positionals: list[Value] = field(default_factory=list)

@@ -28,16 +28,16 @@ ASCEND_DEFAULT_GRID_SINCE = "v0.18.0rc1"  # platform default max capture size (v
 
 # -- facts ----------------------------------------------------------------------
 
-@fact("model_len_limit", requires=("max_model_len", "model"))
+@fact("model_len_limit", requires=("max_model_len", "model_max_len"))
 def model_len_limit(scope: Scope):
     """max_model_len in effect (tokens): --max-model-len, else the model's own maximum."""
     given = scope.known("max_model_len")
     if given is not None and given.value is not None:
         return given
-    match = scope.known("model")
-    if match is None:
+    limit = scope.known("model_max_len")
+    if limit is None:
         raise Unknown("model_len_limit")
-    return Known(match.value.model.max_model_len, f"maximum of {match.value.model.id}")
+    return Known(limit.value, limit.origin)
 
 
 @fact("chunked_prefill_flag")
@@ -95,7 +95,7 @@ MODEL_LEN = RuleMeta(
     id="QL301",
     name="max-model-len-above-model-max",
     severity="error",
-    requires=("max_model_len", "model"),
+    requires=("max_model_len", "model_max_len", "model_label"),
     fix="unsafe",
     title=Text(en="--max-model-len is above the model's maximum context", zh="--max-model-len 超过模型的最大上下文"),
     why=Text(
@@ -270,26 +270,26 @@ def _env_on(scope: Scope, name: str) -> bool:
 
 # -- checks --------------------------------------------------------------------
 
-@check(MODEL_LEN, relations=(("in_range", "max_model_len", "model"),))
+@check(MODEL_LEN, relations=(("in_range", "max_model_len", "model_max_len"),))
 def model_len(scope: Scope):
     """--max-model-len above the model's max_model_len."""
-    asked, model = scope.get("max_model_len"), scope.get("model").model
-    if asked is None or asked <= model.max_model_len:
+    asked, limit, label = scope.get("max_model_len"), scope.get("model_max_len"), scope.get("model_label")
+    if asked is None or not limit or asked <= limit:
         return
     span = _value_span(scope, "--max-model-len")
-    fix = Fix(f"set --max-model-len to {model.max_model_len}, the model maximum",
-              [Edit(span, str(model.max_model_len))], "unsafe")
+    fix = Fix(f"set --max-model-len to {limit}, the model maximum",
+              [Edit(span, str(limit))], "unsafe")
     if _env_on(scope, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
         yield Finding(
             MODEL_LEN,
-            f"--max-model-len {asked} is above the {model.max_model_len} maximum of {model.id}; "
+            f"--max-model-len {asked} is above the {limit} maximum of {label}; "
             "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets it start, but positions past the trained length may give NaN",
             span, fix, severity="warning",
         )
         return
     yield Finding(
         MODEL_LEN,
-        f"--max-model-len {asked} is above the {model.max_model_len} maximum of {model.id}: vLLM stops with "
+        f"--max-model-len {asked} is above the {limit} maximum of {label}: vLLM stops with "
         "ValueError (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
         span, fix,
     )

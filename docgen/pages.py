@@ -1,0 +1,341 @@
+"""The reference pages: rules (ruff's rule-page shape), FAQ, support matrix, disagreements, CLI, index.
+
+Each ``render_*`` returns the Markdown of one page for one language and
+flavour; ``qlint.docgen.site`` puts them together.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import click
+
+from qlint.docgen import citations
+from qlint.docgen.guides import Guide, first_release, guides, refusal
+from qlint.docgen.i18n import (
+    FIX_SAFETY,
+    RECORD_KIND,
+    SCOPE,
+    SEVERITY,
+    colon,
+    hardware_name,
+    pick,
+    say,
+    scenario_name,
+    text_of,
+)
+from qlint.docgen.writer import Page, code, escape
+from qlint.knowledge.base import KnowledgeBase, parse_version, version_in
+from qlint.linter.generate import GenerationError, generate
+from qlint.rules.base import RuleMeta
+
+if TYPE_CHECKING:
+    from qlint.knowledge.models import Cited
+
+CONTRADICTION = re.compile(
+    r"disagree|contradict|the rule follows|rule follows the|follows the (code|guide|docs|dockerfile)"
+    r"|qlint follows|sources (say|differ)|says .{0,80}, but",
+    re.IGNORECASE,
+)
+"""How a rule's rationale signals that it settles a conflict between sources."""
+
+
+def settles_conflict(meta: RuleMeta) -> bool:
+    """True when the rule's ``why`` text says which of two disagreeing sources it follows."""
+    return CONTRADICTION.search(meta.why.en) is not None
+
+
+# -- rules -----------------------------------------------------------------------------------
+
+def rule_docname(meta: RuleMeta) -> str:
+    return f"rules/{meta.id}"
+
+
+def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: str) -> str:
+    """One rule page: What it does / Why is this bad? / Example / Use instead / Fix safety / References."""
+    page = Page(rule_docname(meta), flavor)
+    page.heading(1, f"{meta.id} {meta.name}")
+    page.para(say(lang, "rule.meta", severity=pick(SEVERITY[meta.severity], lang), scope=pick(SCOPE[meta.scope], lang),
+                  fix=say(lang, f"rule.fix.{meta.fix}")))
+
+    page.heading(2, say(lang, "rule.what"))
+    page.para(escape(text_of(meta.title, lang)) + ("." if lang == "en" else "。"))
+    facts = [*meta.requires, *meta.optional]
+    if facts:
+        separator = ", " if lang == "en" else "、"
+        page.para(say(lang, "rule.facts", facts=separator.join(code(f) for f in facts)))
+
+    page.heading(2, say(lang, "rule.why"))
+    page.para(escape(text_of(meta.why, lang)))
+    if settles_conflict(meta):
+        page.admonition("warning", say(lang, "rule.disagree"), [say(lang, "rule.disagree.text")])
+
+    examples = list(meta.examples)
+    if not examples:
+        page.heading(2, say(lang, "rule.example"))
+        page.para(say(lang, "rule.noexample"))
+    for number, example in enumerate(examples, start=1):
+        title = say(lang, "rule.example") if len(examples) == 1 else say(lang, "rule.example.n", n=number)
+        page.heading(2, title)
+        context = []
+        if example.hardware:
+            context.append(say(lang, "rule.ctx.hardware", hardware=code(example.hardware)))
+        if example.version:
+            context.append(say(lang, "rule.ctx.version", version=code(example.version)))
+        if context:
+            page.para(say(lang, "rule.context", context=say(lang, "rule.ctx.sep").join(context)))
+        page.code_block("bash", example.bad)
+        if example.peers:
+            page.para(say(lang, "rule.peers"))
+            for peer in example.peers:
+                page.code_block("bash", peer)
+        page.heading(3 if len(examples) > 1 else 2, say(lang, "rule.instead"))
+        page.code_block("bash", example.good)
+        if example.fixed is not None and example.fixed != example.good:
+            page.para(say(lang, "rule.fixed"))
+            page.code_block("bash", example.fixed)
+
+    page.heading(2, say(lang, "rule.safety"))
+    page.para(pick(FIX_SAFETY[meta.fix], lang))
+
+    page.heading(2, say(lang, "rule.references"))
+    items = [citations.render(source, lang) for source in meta.sources]
+    if meta.faq and meta.faq in kb.faq_index:
+        entry = kb.faq_index[meta.faq]
+        items.append(say(lang, "rule.faq", link=page.link(text_of(entry.title, lang), "faq", entry.id)))
+    page.bullets(items)
+    return page.render()
+
+
+def render_rules_index(rules: list[RuleMeta], lang: str, flavor: str) -> str:
+    page = Page("rules/index", flavor)
+    page.heading(1, say(lang, "rules.title"))
+    page.para(say(lang, "rules.intro"))
+    page.table(
+        [say(lang, f"rules.col.{c}") for c in ("rule", "name", "severity", "fix", "title")],
+        [[page.link(m.id, rule_docname(m)), code(m.name), pick(SEVERITY[m.severity], lang),
+          say(lang, f"rule.fix.{m.fix}"), escape(text_of(m.title, lang))] for m in rules],
+    )
+    page.toctree([(rule_docname(m), m.id) for m in rules], hidden=True)
+    return page.render()
+
+
+# -- FAQ ---------------------------------------------------------------------------------------
+
+def render_faq(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: str) -> str:
+    """The FAQ page; each entry's anchor is its id in faq.toml (findings link to it)."""
+    page = Page("faq", flavor)
+    page.heading(1, say(lang, "faq.title"))
+    page.para(say(lang, "faq.intro"))
+    for entry in kb.faqs:
+        page.heading(2, escape(text_of(entry.title, lang)), anchor=entry.id)
+        page.para(say(lang, "faq.anchor", anchor=code("#" + entry.id)))
+        page.para(say(lang, "faq.answer", link=f"[{say(lang, 'faq.upstream')}]({entry.url})"))
+        linking = [m for m in rules if m.faq == entry.id]
+        if linking:
+            page.para(say(lang, "faq.rules", rules=", ".join(page.link(m.id, rule_docname(m)) for m in linking)))
+        page.para(say(lang, "faq.sources", sources="; ".join(citations.render(s, lang) for s in entry.sources)))
+        if entry.disagreement is not None:
+            page.admonition("warning", say(lang, "rule.disagree"), [escape(text_of(entry.disagreement, lang))])
+    return page.render()
+
+
+# -- support matrix --------------------------------------------------------------------------------
+
+def _mark(model, hardware, tag: str) -> str:
+    """✓ / ✗ for a release; ``?`` when no first release is recorded for A2/A3 (310P: none means unsupported)."""
+    first = first_release(model, hardware)
+    if first is None:
+        return "✗" if hardware.id == "310p" else "?"
+    return "✓" if version_in(tag, since=first) else "✗"
+
+
+def render_matrix(kb: KnowledgeBase, lang: str, flavor: str, version: str) -> str:
+    page = Page("support-matrix", flavor)
+    page.heading(1, say(lang, "matrix.title"))
+    page.para(say(lang, "matrix.intro"))
+    releases = sorted(kb.releases, key=lambda r: parse_version(r.tag))
+
+    page.heading(2, say(lang, "matrix.releases"))
+    page.table(
+        [say(lang, f"matrix.col.{c}") for c in ("release", "date", "vllm", "stable")],
+        [[code(r.tag), r.date, code(r.vllm), "✓" if r.stable else ""] for r in releases],
+    )
+    for release in releases:
+        if release.disagreement is not None:
+            page.admonition("warning", f"{say(lang, 'rule.disagree')}{colon(lang)}{release.tag}",
+                            [escape(text_of(release.disagreement, lang))])
+
+    page.heading(2, say(lang, "matrix.models"))
+    page.para(say(lang, "matrix.legend"))
+    models = [m for m in kb.models if m.in_scope]
+    for model in models:
+        page.heading(3, model.id)
+        header = [say(lang, "matrix.col.release")] + [hardware_name(h.id, lang) for h in kb.hardware]
+        rows = [[code(r.tag)] + [_mark(model, h, r.tag) for h in kb.hardware] for r in releases]
+        page.table(header, rows)
+        notes = []
+        for hardware in kb.hardware:
+            first = first_release(model, hardware)
+            if first:
+                notes.append(f"{hardware_name(hardware.id, lang)}{colon(lang)}{say(lang, 'matrix.first', first=code(first))}")
+        page.bullets(notes)
+
+    page.heading(2, say(lang, "matrix.single", version=version))
+    page.para(say(lang, "matrix.single.text"))
+    rows = []
+    for model in models:
+        cells = [model.id]
+        for hardware in kb.hardware:
+            try:
+                deployment = generate(kb, model.id, hardware.id, "high-throughput", True, version)
+            except GenerationError as error:
+                cells.append(say(lang, "guide.refused", reason=refusal(kb, error, lang)))
+                continue
+            cell = f"TP {deployment.tp} x DP {deployment.dp}"
+            guide = Guide(model, hardware)
+            cells.append(page.link(cell, guide.docname))
+        rows.append(cells)
+    page.table([say(lang, "guides.col.model")] + [hardware_name(h.id, lang) for h in kb.hardware], rows)
+    return page.render()
+
+
+# -- disagreements ------------------------------------------------------------------------------------
+
+def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited]]:
+    """(kind label, record name, record) for every knowledge record with a ``disagreement``."""
+    out: list[tuple[str, str, Cited]] = []
+
+    def add(kind: str, name: str, record: Cited) -> None:
+        if record.disagreement is not None:
+            out.append((pick(RECORD_KIND[kind], lang), name, record))
+
+    for hardware in kb.hardware:
+        add("hardware", hardware_name(hardware.id, lang), hardware)
+    for model in kb.models:
+        add("model", model.id, model)
+        for variant in model.variants:
+            add("variant", variant.name, variant)
+    for release in kb.releases:
+        add("release", release.tag, release)
+    for flag in kb.flags:
+        add("flag", flag.name, flag)
+    for sub in kb.sub_configs:
+        add("sub_config", sub.flag, sub)
+        for key in sub.keys:
+            add("sub_config_key", f"{sub.flag} {key.key}", key)
+    for env in kb.env_vars:
+        add("env", env.name, env)
+    for entry in kb.faqs:
+        add("faq", entry.id, entry)
+    for recipe in kb.recipes:
+        name = (f"{recipe.model} / {hardware_name(recipe.hardware, lang)} / {scenario_name(recipe.scenario, lang)}"
+                f" / {recipe.quantization.upper()}")
+        add("recipe", name, recipe)
+    for setting in kb.redundant:
+        add("redundant", setting.setting, setting)
+    for architecture in kb.architectures:
+        add("architecture", architecture.model, architecture)
+    return out
+
+
+def render_disagreements(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: str) -> str:
+    page = Page("disagreements", flavor)
+    page.heading(1, say(lang, "disagree.title"))
+    page.para(say(lang, "disagree.intro"))
+    page.heading(2, say(lang, "disagree.records"))
+    for kind, name, record in disputed_records(kb, lang):
+        page.heading(3, f"{kind}{colon(lang)}{code(name)}")
+        page.para(escape(text_of(record.disagreement, lang)))
+        page.bullets([citations.render(s, lang) for s in record.sources])
+    page.heading(2, say(lang, "disagree.rules"))
+    page.para(say(lang, "disagree.rules.text"))
+    page.bullets([f"{page.link(m.id, rule_docname(m))} {code(m.name)}{colon(lang)}{escape(text_of(m.title, lang))}"
+                  for m in rules if settles_conflict(m)])
+    return page.render()
+
+
+# -- CLI ---------------------------------------------------------------------------------------------
+
+CLI_COMMANDS = (("qlint", "qlint.linter.cli:main"), ("qdoc", "qlint.docgen.cli:main"))
+HELP_WIDTH = 100
+
+
+def _help_texts(prog: str, command: click.Command, parent: click.Context | None = None) -> list[tuple[str, str]]:
+    context = click.Context(command, info_name=prog, parent=parent, terminal_width=HELP_WIDTH,
+                            max_content_width=HELP_WIDTH)
+    out = [(context.command_path, command.get_help(context))]
+    if isinstance(command, click.Group):
+        for name in sorted(command.commands):
+            out += _help_texts(name, command.commands[name], context)
+    return out
+
+
+def _import(target: str):
+    import importlib
+
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def render_cli(lang: str, flavor: str) -> str:
+    page = Page("cli", flavor)
+    page.heading(1, say(lang, "cli.title"))
+    page.para(say(lang, "cli.intro"))
+    for prog, target in CLI_COMMANDS:
+        if flavor == "myst":
+            page.directive("click", target, {"prog": prog, "nested": "full"})
+            continue
+        page.heading(2, prog)
+        page.para(say(lang, "cli.help"))
+        for path, text in _help_texts(prog, _import(target)):
+            if path != prog:
+                page.heading(3, code(path))
+            page.code_block("text", text)
+    return page.render()
+
+
+# -- index pages ---------------------------------------------------------------------------------------
+
+def render_guides_index(kb: KnowledgeBase, lang: str, flavor: str, version: str) -> str:
+    from qlint.docgen.guides import deployments
+    from qlint.linter.generate import Deployment
+
+    page = Page("guides/index", flavor)
+    page.heading(1, say(lang, "guides.title"))
+    page.para(say(lang, "guides.intro"))
+    rows = []
+    all_guides = guides(kb)
+    for guide in all_guides:
+        outcomes = deployments(kb, guide, version)
+        scenarios = []
+        for (scenario, quantization), outcome in outcomes.items():
+            if isinstance(outcome, Deployment) and scenario_name(scenario, lang) not in scenarios:
+                scenarios.append(scenario_name(scenario, lang))
+        title = say(lang, "guide.title", model=guide.model.id, hardware=hardware_name(guide.hardware.id, lang))
+        rows.append([page.link(title, guide.docname), guide.model.id, hardware_name(guide.hardware.id, lang),
+                     (", " if lang == "en" else "、").join(scenarios) or "✗"])
+    page.table(["", say(lang, "guides.col.model"), say(lang, "guides.col.hardware"), say(lang, "guides.col.single")],
+               rows)
+    page.toctree([(g.docname, g.model.id) for g in all_guides], hidden=True)
+    return page.render()
+
+
+SECTIONS = ("guides/index", "support-matrix", "rules/index", "faq", "disagreements", "cli")
+SECTION_TITLE = {
+    "guides/index": "guides.title", "support-matrix": "matrix.title", "rules/index": "rules.title",
+    "faq": "faq.title", "disagreements": "disagree.title", "cli": "cli.title",
+}
+
+
+def render_index(lang: str, flavor: str, version: str) -> str:
+    page = Page("index", flavor)
+    page.heading(1, say(lang, "site.title"))
+    page.para(say(lang, "index.intro"))
+    page.para(say(lang, "index.promise"))
+    page.para(say(lang, "index.version", version=code(version)))
+    page.toctree([(doc, say(lang, SECTION_TITLE[doc])) for doc in SECTIONS], caption=say(lang, "index.sections"),
+                 maxdepth=1)
+    return page.render()
+

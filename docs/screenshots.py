@@ -1,0 +1,79 @@
+"""Build the qdoc site and take headless Chromium screenshots of a few pages.
+
+Not a test (it needs a browser): run it by hand after changing the look of the
+site and look at the PNGs.
+
+    python docs/screenshots.py                  # build both languages, shoot the default pages
+    python docs/screenshots.py --no-build --page zh_CN/faq.html
+
+Chromium comes from Debian (``apt-get install -y chromium``; ``fonts-noto-cjk``
+for the Chinese pages). Screenshots land in ``docs/_build/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+SITE = DOCS / "_build" / "html"
+SHOTS = DOCS / "_build" / "screenshots"
+DEFAULT_PAGES = (
+    "en/index.html",
+    "en/guides/qwen3.6-27b-a3.html",
+    "zh_CN/guides/qwen3.6-27b-a3.html",
+    "en/rules/QL201.html",
+    "zh_CN/faq.html",
+    "en/support-matrix.html",
+    "zh_CN/cli.html",
+)
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--hide-scrollbars",
+)
+
+
+def find_chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    sys.exit("chromium not found: apt-get update && apt-get install -y chromium fonts-noto-cjk")
+
+
+def shoot(browser: str, page: Path, target: Path, width: int, height: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="qdoc-chromium-") as profile:
+        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+                   f"--screenshot={target}", page.as_uri()]
+        subprocess.run(command, check=True, capture_output=True, timeout=120)
+    if not target.is_file() or target.stat().st_size == 0:
+        sys.exit(f"no screenshot written for {page}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-build", action="store_true", help="use the site already in docs/_build/html")
+    parser.add_argument("--page", action="append", help="page under the site root (repeatable)")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=1800)
+    args = parser.parse_args()
+    if not args.no_build:
+        subprocess.run([sys.executable, "-m", "qlint.docgen.cli", "build", "--out", str(SITE)], check=True)
+    browser = find_chromium()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name in args.page or DEFAULT_PAGES:
+        page = SITE / name
+        if not page.is_file():
+            sys.exit(f"{page} does not exist; build the site first")
+        target = SHOTS / (name.replace("/", "__").removesuffix(".html") + ".png")
+        shoot(browser, page, target, args.width, args.height)
+        print(f"{target} ({target.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+"""Configuration: ``[tool.qlint]`` in ``pyproject.toml`` or a ``.qlint.toml``.
+
+The file is found by walking up from each linted file's folder (from the
+current folder for stdin); in one folder ``.qlint.toml`` wins over
+``pyproject.toml``, and a ``pyproject.toml`` without ``[tool.qlint]`` is
+passed over. Keys (TOML, all optional)::
+
+    select = ["QL2", "tp-divides-heads"]   # ids, names or id prefixes; default: every rule
+    ignore = ["QL513"]
+    hardware = "a3"                          # used when the script states no hardware
+    vllm-ascend = "v0.23.0"                  # used when the script states no release
+    fail-level = "error"                     # error | warning | info
+    [severity]                               # [tool.qlint.severity] in pyproject.toml
+    QL513 = "warning"
+
+Command-line options win over the file: ``--select`` replaces ``select`` and
+drops the file's ``ignore``; ``--ignore`` adds to ``ignore``. Unknown keys and bad values raise ConfigError
+with the file, line and column.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from qlint.linter.catalog import all_rules, find_rule, match_selector
+from qlint.rules.base import SEVERITY_RANK, Severity
+
+DEFAULT_FAIL_LEVEL = "warning"
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+class ConfigError(Exception):
+    """A configuration file (or option) is wrong: ``path:line:col`` says where."""
+
+    def __init__(self, message: str, path: str, line: int = 1, column: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
+
+
+def _check_selectors(values: list[str]) -> list[str]:
+    for value in values:
+        if not match_selector(value):
+            raise ValueError(f"{value!r} names no rule (see `qlint rules`)")
+    return values
+
+
+class QlintConfig(BaseModel):
+    """The ``[tool.qlint]`` table. Every key is optional; unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    select: list[str] | None = None
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    hardware: Literal["a2", "a3", "310p"] | None = None
+    vllm_ascend: str | None = Field(default=None, alias="vllm-ascend")
+    fail_level: Severity | None = Field(default=None, alias="fail-level")
+
+    @field_validator("select", "ignore")
+    @classmethod
+    def _known_selectors(cls, value):
+        return value if value is None else _check_selectors(value)
+
+    @field_validator("severity")
+    @classmethod
+    def _known_rules(cls, value: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for key, level in value.items():
+            meta = find_rule(key)
+            if meta is None:
+                raise ValueError(f"{key!r} names no rule (see `qlint rules`)")
+            out[meta.id] = level
+        return out
+
+    @field_validator("vllm_ascend")
+    @classmethod
+    def _release_tag(cls, value):
+        from qlint.knowledge.base import parse_version
+
+        if value is None:
+            return value
+        try:
+            parse_version(value)
+        except Exception:
+            raise ValueError(f"{value!r} is not a release tag like v0.23.0") from None
+        return value
+
+
+KEYS = {"select": "select", "ignore": "ignore", "severity": "severity", "hardware": "hardware",
+        "vllm_ascend": "vllm-ascend", "fail_level": "fail-level"}
+"""Model field -> key as written in TOML."""
+
+
+@dataclass
+class ConfigFile:
+    """A configuration file that was found and validated."""
+
+    path: Path
+    table: str  # "[tool.qlint]" or "" for .qlint.toml
+    config: QlintConfig
+    keys: set[str]  # TOML keys the file sets
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} {self.table}".rstrip()
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest ``.qlint.toml`` or ``pyproject.toml`` with ``[tool.qlint]``, walking up."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        dotfile = candidate / ".qlint.toml"
+        if dotfile.is_file():
+            return dotfile
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and _has_qlint_table(pyproject):
+            return pyproject
+    return None
+
+
+def _has_qlint_table(path: Path) -> bool:
+    """A ``pyproject.toml`` counts when it has ``[tool.qlint]``, or cannot be read but mentions it
+    (so that its error is reported rather than silently passed over)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return re.search(r"tool\s*\.\s*qlint", text) is not None
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "qlint" in tool
+
+
+def load_config_file(path: Path) -> ConfigFile:
+    """Read and validate one configuration file. Raises ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read configuration: {error}", str(path)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        found = _TOML_POSITION.search(str(error))
+        line, column = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+        message = _TOML_POSITION.sub("", str(error)).strip()
+        raise ConfigError(f"invalid TOML: {message}", str(path), line, column) from None
+    is_pyproject = path.name == "pyproject.toml"
+    table = data.get("tool", {}).get("qlint", {}) if is_pyproject else data
+    if not isinstance(table, dict):
+        raise ConfigError("[tool.qlint] must be a table", str(path))
+    try:
+        config = QlintConfig.model_validate(table)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        location = [str(part) for part in problem["loc"]]
+        line, column = _locate(text, location, is_pyproject)
+        key = ".".join(location) if location else "table"
+        if problem["type"] == "extra_forbidden":
+            message = f"unknown key {key!r}; known keys: {', '.join(KEYS.values())}"
+        else:
+            message = f"bad value for {key!r}: {problem['msg'].removeprefix('Value error, ')}"
+        raise ConfigError(message, str(path), line, column) from None
+    return ConfigFile(path, "[tool.qlint]" if is_pyproject else "", config, set(table))
+
+
+def _locate(text: str, location: list[str], is_pyproject: bool) -> tuple[int, int]:
+    """Best-effort line/column of a key inside the qlint table (the table header otherwise)."""
+    lines = text.splitlines()
+    start = 0
+    if is_pyproject:
+        for number, line in enumerate(lines):
+            if re.match(r"^\s*\[\s*tool\s*\.\s*qlint\s*[\].]", line):
+                start = number
+                break
+    names = [part for part in location if not part.isdigit()]
+    for name in reversed(names):
+        pattern = re.compile(rf"^(\s*)[\"']?{re.escape(name)}[\"']?\s*=|[{{,]\s*[\"']?{re.escape(name)}[\"']?\s*=")
+        for number in range(start, len(lines)):
+            found = pattern.search(lines[number])
+            if found:
+                return number + 1, found.start() + len(found.group(1) or "") + 1
+    return start + 1, 1
+
+
+@dataclass
+class Effective:
+    """The configuration in force for one file, and where each value came from."""
+
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+    hardware: str | None = None
+    vllm_ascend: str | None = None
+    fail_level: str = DEFAULT_FAIL_LEVEL
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def enabled_ids(self) -> frozenset[str]:
+        """Ids of the rules that run: ``select`` (default all) minus ``ignore``."""
+        chosen = {m.id for m in all_rules()} if self.select is None else {
+            m.id for selector in self.select for m in match_selector(selector)}
+        dropped = {m.id for selector in self.ignore for m in match_selector(selector)}
+        return frozenset(chosen - dropped)
+
+    def is_failure(self, level: str) -> bool:
+        """Whether a finding of this severity makes the exit code 1."""
+        return SEVERITY_RANK[level] >= SEVERITY_RANK[self.fail_level]
+
+
+@dataclass
+class Overrides:
+    """What the command line says (None / empty: not given)."""
+
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    fail_level: str | None = None
+    hardware: str | None = None
+    vllm_ascend: str | None = None
+
+
+def resolve(found: ConfigFile | None, cli: Overrides) -> Effective:
+    """Merge defaults, a configuration file and the command line (in rising priority)."""
+    effective = Effective()
+    for name in KEYS:
+        effective.origins[name] = "default"
+    if found is not None:
+        for name, key in KEYS.items():
+            if key in found.keys:
+                setattr(effective, name, getattr(found.config, name))
+                effective.origins[name] = found.label
+    if cli.select is not None:  # the command line's choice is the whole choice: the file's ignore goes too
+        effective.select, effective.origins["select"] = list(cli.select), "command line"
+        effective.ignore, effective.origins["ignore"] = [], "default"
+    if cli.ignore:
+        effective.ignore = [*effective.ignore, *cli.ignore]
+        effective.origins["ignore"] = (f"{effective.origins['ignore']} + command line"
+                                       if effective.origins["ignore"] != "default" else "command line")
+    for name in ("fail_level", "hardware", "vllm_ascend"):
+        value = getattr(cli, name)
+        if value is not None:
+            setattr(effective, name, value)
+            effective.origins[name] = "command line"
+    return effective
+
+
+def check_selectors(values: list[str], option: str) -> list[str]:
+    """Validate ``--select``/``--ignore`` values (comma lists allowed). Raises ConfigError."""
+    out = [part.strip() for value in values for part in value.split(",") if part.strip()]
+    for value in out:
+        if not match_selector(value):
+            raise ConfigError(f"{option} {value!r} names no rule (see `qlint rules`)", "<command line>")
+    return out
+
+
+class ConfigCache:
+    """Finds and loads each folder's configuration once (or one fixed file for ``--config``)."""
+
+    def __init__(self, fixed: Path | None = None):
+        self.fixed = load_config_file(fixed) if fixed is not None else None
+        self._by_folder: dict[Path, ConfigFile | None] = {}
+        self._by_file: dict[Path, ConfigFile] = {}
+
+    def for_path(self, path: str) -> ConfigFile | None:
+        """The configuration that applies to a linted path (``-``: the current folder)."""
+        if self.fixed is not None:
+            return self.fixed
+        folder = Path.cwd() if path == "-" else Path(path).resolve().parent
+        if folder not in self._by_folder:
+            found = find_config_file(folder)
+            if found is not None and found not in self._by_file:
+                self._by_file[found] = load_config_file(found)
+            self._by_folder[folder] = self._by_file[found] if found is not None else None
+        return self._by_folder[folder]
+
+
+_UNSET = {
+    "select": "every rule",
+    "ignore": "nothing",
+    "severity": "each rule's own",
+    "hardware": "from the script (directive or image tag)",
+    "vllm_ascend": "from the script (directive or image tag), else the latest stable release",
+}
+
+
+def _toml(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(f'"{item}"' for item in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f'{key} = "{item}"' for key, item in sorted(value.items())) + " }"
+    return f'"{value}"'
+
+
+def describe(effective: Effective, where: str) -> str:
+    """``qlint config --show``: the effective values as TOML, each with its origin.
+
+    Unset values are comments saying what applies instead; the output can be
+    saved as a ``.qlint.toml``.
+    """
+    lines = [f"# effective qlint configuration for {where}"]
+    for name, key in KEYS.items():
+        value = getattr(effective, name)
+        origin = effective.origins[name]
+        if value in (None, [], {}):
+            lines.append(f"# {key}: {_UNSET[name]}  (from: {origin})")
+        else:
+            lines.append(f"{key} = {_toml(value)}  # from: {origin}")
+    return "\n".join(lines)
