@@ -154,6 +154,25 @@ def sphinx_build(source: Path, out: Path, doctrees: Path, builder: str = "html")
         raise SphinxError(warnings.getvalue().strip() or f"sphinx exited with status {app.statuscode}")
 
 
+def sphinx_build_all(jobs: list[tuple[Path, Path, Path]]) -> None:
+    """Build several trees, in parallel processes when there is more than one.
+
+    ``jobs`` are (source, out, doctrees) triples. Raises SphinxError for the first failing tree.
+    """
+    if len(jobs) == 1:
+        sphinx_build(*jobs[0])
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = [pool.submit(sphinx_build, *job) for job in jobs]
+        errors = [future.exception() for future in futures]
+    failed = [(job, error) for job, error in zip(jobs, errors) if error is not None]
+    if failed:
+        (source, _, _), error = failed[0]
+        raise SphinxError(f"{source.name}: {error}")
+
+
 def redirect_page(lang: str) -> str:
     """The site root: send the browser to the language tree."""
     return (

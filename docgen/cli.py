@@ -70,7 +70,7 @@ def main() -> None:
               help="Where the generated MyST sources go [default: docs/_generated].")
 def build_command(out, lang, output_format, source):
     """Render the sources, lint every shell block of the guides, and build the site."""
-    from qlint.docgen.build import SphinxError, lint_guides, redirect_page, sphinx_build, write_tree
+    from qlint.docgen.build import SphinxError, lint_guides, redirect_page, sphinx_build_all, write_tree
     from qlint.docgen.site import render_site
 
     started = time.monotonic()
@@ -99,12 +99,12 @@ def build_command(out, lang, output_format, source):
         changed = write_tree(tree, source / code)
         if changed:
             click.echo(f"qdoc: {code}: updated {len(changed)} source file(s) in {source / code}")
+    try:
+        sphinx_build_all([(source / code, out / code, out / ".doctrees" / code) for code in trees])
+    except SphinxError as error:
+        click.echo(f"qdoc: sphinx failed (warnings are errors):\n{error}", err=True)
+        sys.exit(1)
     for code, tree in trees.items():
-        try:
-            sphinx_build(source / code, out / code, out / ".doctrees" / code)
-        except SphinxError as error:
-            click.echo(f"qdoc: sphinx failed for {code}:\n{error}", err=True)
-            sys.exit(1)
         click.echo(f"qdoc: {code}: {len(tree.pages)} pages -> {out / code / 'index.html'}")
     (out / "index.html").write_text(redirect_page(langs[0]), encoding="utf-8")
     click.echo(f"qdoc: site in {out} (open {out / 'index.html'}); done in {time.monotonic() - started:.1f} s")

@@ -355,9 +355,15 @@ def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: str, versio
     page.heading(2, say(lang, "guide.single"))
     if not generated:
         page.para(say(lang, "guide.single.none", hardware=hw_name))
+        page.table(
+            [say(lang, "guide.col.scenario"), say(lang, "guide.col.weights"), say(lang, "guide.col.reason")],
+            [[scenario_name(scenario, lang), pick(QUANT_NAME[quantization], lang),
+              say(lang, "guide.refused", reason=refusal(kb, outcome, lang))]
+             for (scenario, quantization), outcome in outcomes.items()],
+        )
     else:
         page.para(say(lang, "guide.single.text", version=code(version)))
-    for scenario in SCENARIOS:
+    for scenario in SCENARIOS if generated else ():
         page.heading(3, scenario_name(scenario, lang))
         page.para(scenario_text(scenario, lang))
         for quantization in QUANTIZATIONS:

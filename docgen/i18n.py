@@ -274,6 +274,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "guide.col.scenario": ("Scenario", "场景"),
     "guide.col.weights": ("Weights", "精度"),
     "guide.col.nodes": ("Nodes", "节点数"),
+    "guide.col.reason": ("Generator", "生成结果"),
     "guide.col.prefix": ("Prefix caching", "前缀缓存"),
     "guide.col.ep": ("Expert parallel", "专家并行"),
     "guide.col.mtp": ("MTP tokens", "MTP token 数"),

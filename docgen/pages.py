@@ -60,7 +60,8 @@ def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: str) -> st
                   fix=say(lang, f"rule.fix.{meta.fix}")))
 
     page.heading(2, say(lang, "rule.what"))
-    page.para(escape(text_of(meta.title, lang)) + ("." if lang == "en" else "。"))
+    title = escape(text_of(meta.title, lang))
+    page.para(title if title.endswith((".", "。", "?", "？")) else title + ("." if lang == "en" else "。"))
     facts = [*meta.requires, *meta.optional]
     if facts:
         separator = ", " if lang == "en" else "、"
@@ -130,12 +131,13 @@ def render_faq(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: str)
     page.para(say(lang, "faq.intro"))
     for entry in kb.faqs:
         page.heading(2, escape(text_of(entry.title, lang)), anchor=entry.id)
-        page.para(say(lang, "faq.anchor", anchor=code("#" + entry.id)))
-        page.para(say(lang, "faq.answer", link=f"[{say(lang, 'faq.upstream')}]({entry.url})"))
+        items = [say(lang, "faq.answer", link=f"[{say(lang, 'faq.upstream')}]({entry.url})"),
+                 say(lang, "faq.anchor", anchor=code("#" + entry.id))]
         linking = [m for m in rules if m.faq == entry.id]
         if linking:
-            page.para(say(lang, "faq.rules", rules=", ".join(page.link(m.id, rule_docname(m)) for m in linking)))
-        page.para(say(lang, "faq.sources", sources="; ".join(citations.render(s, lang) for s in entry.sources)))
+            items.append(say(lang, "faq.rules", rules=", ".join(page.link(m.id, rule_docname(m)) for m in linking)))
+        items.append(say(lang, "faq.sources", sources="; ".join(citations.render(s, lang) for s in entry.sources)))
+        page.bullets(items)
         if entry.disagreement is not None:
             page.admonition("warning", say(lang, "rule.disagree"), [escape(text_of(entry.disagreement, lang))])
     return page.render()
@@ -203,40 +205,52 @@ def render_matrix(kb: KnowledgeBase, lang: str, flavor: str, version: str) -> st
 
 # -- disagreements ------------------------------------------------------------------------------------
 
+_NAME_FIELDS = ("id", "name", "tag", "flag", "key", "setting", "model")
+
+
+def _record_name(record) -> str:
+    for attribute in _NAME_FIELDS:
+        value = getattr(record, attribute, None)
+        if isinstance(value, str):
+            return value
+    return "?"
+
+
 def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited]]:
-    """(kind label, record name, record) for every knowledge record with a ``disagreement``."""
+    """(kind label, record name, record) for every knowledge record with a ``disagreement``.
+
+    Walks every list the knowledge base holds (and records nested in them:
+    checkpoints, sub-config keys), so a new data file is covered without a change here.
+    """
     out: list[tuple[str, str, Cited]] = []
+    kinds = {"models": "model", "variants": "variant", "releases": "release", "flags": "flag",
+             "sub_configs": "sub_config", "keys": "sub_config_key", "env_vars": "env", "faqs": "faq",
+             "recipes": "recipe", "hardware": "hardware", "redundant": "redundant", "architectures": "architecture"}
 
-    def add(kind: str, name: str, record: Cited) -> None:
-        if record.disagreement is not None:
-            out.append((pick(RECORD_KIND[kind], lang), name, record))
+    def name_of(field: str, record, parent) -> str:
+        if field == "hardware":
+            return hardware_name(record.id, lang)
+        if field == "recipes":
+            return (f"{record.model} / {hardware_name(record.hardware, lang)} / "
+                    f"{scenario_name(record.scenario, lang)} / {record.quantization.upper()}")
+        if field == "keys" and parent is not None:
+            return f"{parent.flag} {record.key}"
+        return _record_name(record)
 
-    for hardware in kb.hardware:
-        add("hardware", hardware_name(hardware.id, lang), hardware)
-    for model in kb.models:
-        add("model", model.id, model)
-        for variant in model.variants:
-            add("variant", variant.name, variant)
-    for release in kb.releases:
-        add("release", release.tag, release)
-    for flag in kb.flags:
-        add("flag", flag.name, flag)
-    for sub in kb.sub_configs:
-        add("sub_config", sub.flag, sub)
-        for key in sub.keys:
-            add("sub_config_key", f"{sub.flag} {key.key}", key)
-    for env in kb.env_vars:
-        add("env", env.name, env)
-    for entry in kb.faqs:
-        add("faq", entry.id, entry)
-    for recipe in kb.recipes:
-        name = (f"{recipe.model} / {hardware_name(recipe.hardware, lang)} / {scenario_name(recipe.scenario, lang)}"
-                f" / {recipe.quantization.upper()}")
-        add("recipe", name, recipe)
-    for setting in kb.redundant:
-        add("redundant", setting.setting, setting)
-    for architecture in kb.architectures:
-        add("architecture", architecture.model, architecture)
+    def visit(field: str, records, parent=None) -> None:
+        for record in records:
+            if getattr(record, "disagreement", None) is not None:
+                kind = RECORD_KIND.get(kinds.get(field, ""))
+                label = pick(kind, lang) if kind else field
+                out.append((label, name_of(field, record, parent), record))
+            for child in ("variants", "keys"):
+                nested = getattr(record, child, None)
+                if isinstance(nested, list):
+                    visit(child, nested, record)
+
+    for field, value in vars(kb).items():
+        if not field.startswith("_") and isinstance(value, list):
+            visit(field, value)
     return out
 
 
@@ -285,7 +299,8 @@ def render_cli(lang: str, flavor: str) -> str:
     page.para(say(lang, "cli.intro"))
     for prog, target in CLI_COMMANDS:
         if flavor == "myst":
-            page.directive("click", target, {"prog": prog, "nested": "full"})
+            # sphinx-click emits reStructuredText; inside MyST it must be parsed as such
+            page.code_block("{eval-rst}", f".. click:: {target}\n   :prog: {prog}\n   :nested: full\n")
             continue
         page.heading(2, prog)
         page.para(say(lang, "cli.help"))

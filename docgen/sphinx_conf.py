@@ -1,8 +1,8 @@
 """Sphinx settings shared by both language trees, and the theme files qdoc writes next to them.
 
 Each generated tree's ``conf.py`` is two lines that call ``configure`` with its
-language, so the settings live here, once. The language switch is a template
-block: both trees have the same page names, so the matching page of the other
+language, so the settings live here, once. The language switch is a block of
+the page template: both trees have the same page names, so the matching page of the other
 language is ``../<other>/<pagename>.html`` from the site root of this one.
 """
 
@@ -16,7 +16,7 @@ from qlint.docgen.sphinx_conf import configure
 configure(globals(), "{lang}")
 '''
 
-LAYOUT_HTML = """{%- extends "!layout.html" %}
+PAGE_HTML = """{%- extends "!page.html" %}
 {%- macro qdoc_other_href() -%}
 {{ "../" * (pagename.count("/") + 1) }}{{ qdoc_other_lang }}/{{ pagename }}.html
 {%- endmacro %}
@@ -30,11 +30,30 @@ LAYOUT_HTML = """{%- extends "!layout.html" %}
 {%- endblock %}
 """
 
+SEARCHFIELD_HTML = """{#- Sphinx's searchfield.html with its placeholder passed through the translations. #}
+{%- if pagename != "search" and builder != "singlehtml" %}
+<search id="searchbox" style="display: none" role="search">
+    <div class="searchformwrapper">
+    <form class="search" action="{{ pathto('search') }}" method="get">
+      <input type="text" name="q" aria-labelledby="searchlabel" autocomplete="off" autocorrect="off" autocapitalize="off" spellcheck="false" placeholder="{{ _('Search') }}"/>
+      <input type="submit" value="{{ _('Go') }}" />
+    </form>
+    </div>
+</search>
+<script>document.getElementById('searchbox').style.display = "block"</script>
+{%- endif %}
+"""
+
 QDOC_CSS = """/* qdoc additions to the alabaster theme */
 nav.qdoc-lang { float: right; margin: 0 0 1em 1em; }
 nav.qdoc-lang a { border: 1px solid #c8c8c8; border-radius: 4px; padding: 0.2em 0.7em; text-decoration: none; }
 div.body { min-width: 0; max-width: none; }
-div.body table.docutils { display: block; overflow-x: auto; border-collapse: collapse; font-size: 0.9em; }
+div.body h1 { font-size: 210%; }
+div.body h2 { font-size: 150%; margin-top: 1.4em; }
+div.body h3 { font-size: 125%; }
+div.body h4 { font-size: 108%; }
+div.body table.docutils { display: block; overflow-x: auto; width: fit-content; max-width: 100%;
+                          margin: 0.5em 0 1em 0; border: 0; border-collapse: collapse; font-size: 0.9em; }
 div.body table.docutils td, div.body table.docutils th { padding: 0.25em 0.6em; vertical-align: top; }
 div.highlight pre { font-size: 0.82em; overflow-x: auto; }
 div.admonition.warning { background: #fff7e6; border-color: #f0c36d; }
@@ -47,7 +66,8 @@ def other_language(lang: str) -> str:
 
 def theme_files() -> dict[str, str]:
     """Files every tree carries besides its pages (relative paths -> text)."""
-    return {"_templates/layout.html": LAYOUT_HTML, "_static/qdoc.css": QDOC_CSS}
+    return {"_templates/page.html": PAGE_HTML, "_templates/searchfield.html": SEARCHFIELD_HTML,
+            "_static/qdoc.css": QDOC_CSS}
 
 
 def configure(namespace: dict, lang: str) -> None:

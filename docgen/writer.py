@@ -116,10 +116,6 @@ class Page:
                 self.lines += [f"**{caption}**", ""]
             self.bullets([self.link(title, doc) for doc, title in entries])
 
-    def directive(self, name: str, argument: str, options: dict[str, str]) -> None:
-        """A MyST directive (ignored in plain Markdown: callers handle that flavour)."""
-        self.lines += [f"```{{{name}}} {argument}", *[f":{key}: {value}" for key, value in options.items()], "```", ""]
-
     # -- inline ----------------------------------------------------------
     def link(self, text: str, docname: str, anchor: str | None = None) -> str:
         """A link to another page, or to an explicit anchor on it."""

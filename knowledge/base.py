@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load
         FaqEntry,
         FlagSpec,
         Hardware,
+        LogSignature,
         Model,
         ModelVariant,
         Recipe,
@@ -50,6 +51,7 @@ DATA_FILES = (
     ("recipes", "recipes.toml", "recipe", "Recipe"),
     ("redundant", "redundant.toml", "redundant", "RedundantSetting"),
     ("architectures", "architectures.toml", "architecture", "Architecture"),
+    ("log_signatures", "log_signatures.toml", "signature", "LogSignature"),
 )
 
 
@@ -157,6 +159,7 @@ class KnowledgeBase:
     faqs: list[FaqEntry]
     recipes: list[Recipe]
     redundant: list[RedundantSetting]
+    log_signatures: list[LogSignature]  # a normal field: the ones with defaults must come last
     architectures: list[Architecture] = field(default_factory=list)
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 

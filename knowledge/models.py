@@ -256,3 +256,60 @@ class Architecture(Cited):
     linear_conv_kernel_dim: int | None = Field(default=None, gt=0)
     mla_kv_dim: int | None = Field(default=None, gt=0)
     expert_fraction: float | None = Field(default=None, ge=0, lt=1)
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
+
+
+class LogSignature(Cited):
+    """A vLLM / vllm-ascend error message that ``qlint explain --log`` recognises (``log_signatures.toml``).
+
+    ``pattern`` is a Python regex searched in one log line (after ANSI colour codes
+    and ``(EngineCore_DP0 pid=...)`` prefixes are removed); named groups capture the
+    numbers of the message (``(?P<expected>\\d+)``) and may be used as ``{expected}``
+    in ``cause`` and ``fix``. ``stage`` is when the message is normally raised.
+    ``phase`` limits the match to the part of the log before (``starting``) or after
+    (``serving``) the API server reported ``Application startup complete``; the same
+    message can mean different things there (an NPU OOM in the profile run versus at
+    the first request). ``rules`` are the qlint rules that catch the cause in a script;
+    ``faq`` a FaqEntry id. ``sources`` cite the file, lines and release that produce
+    the message text (or the public report quoting it when the text comes from CANN
+    or torch_npu, which are not in the cited repositories).
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    pattern: str
+    stage: Literal["startup", "profile-run", "graph-capture", "first-request", "runtime"]
+    phase: Literal["any", "starting", "serving"] = "any"
+    rules: list[str] = Field(default_factory=list)
+    faq: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    cause: Text
+    fix: Text
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        if "(?P=" in value:
+            raise ValueError("named back-references are not allowed (patterns are combined into one prefilter)")
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"pattern does not compile: {error}") from None
+        return value
+
+    @field_validator("rules")
+    @classmethod
+    def _rule_ids(cls, value: list[str]) -> list[str]:
+        for rule in value:
+            if not re.fullmatch(r"QL\d{3}", rule):
+                raise ValueError(f"rule {rule!r} is not a rule id like QL201")
+        return value
+
+    @model_validator(mode="after")
+    def _placeholders_are_groups(self) -> "LogSignature":
+        groups = set(re.compile(self.pattern).groupindex)
+        for text in (self.cause.en, self.cause.zh, self.fix.en, self.fix.zh):
+            for name in _PLACEHOLDER.findall(text):
+                if name not in groups:
+                    raise ValueError(f"placeholder {{{name}}} is not a named group of the pattern")
+        return self

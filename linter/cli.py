@@ -46,19 +46,24 @@ def main() -> None:
 
 
 def _collect(paths: tuple[str, ...]) -> list[str]:
-    files: list[str] = []
+    return [path for group in _deployments(paths) for path in group]
+
+
+def _deployments(paths: tuple[str, ...]) -> list[list[str]]:
+    """Group the inputs into deployments: the files named on the command line form one;
+    inside a directory argument, the scripts of each folder form one."""
+    named: list[str] = []
+    folders: dict[str, list[str]] = {}
     for raw in paths:
-        if raw == "-":
-            files.append("-")
-            continue
         path = Path(raw)
-        if path.is_dir():
+        if raw != "-" and path.is_dir():
             for child in sorted(path.rglob("*")):
                 if child.is_file() and (child.suffix in SHELL_SUFFIXES or _has_shell_shebang(child)):
-                    files.append(str(child))
+                    folders.setdefault(str(child.parent), []).append(str(child))
         else:
-            files.append(raw)
-    return files
+            named.append(raw)
+    groups = [named] if named else []
+    return groups + [folders[key] for key in sorted(folders)]
 
 
 def _has_shell_shebang(path: Path) -> bool:
@@ -161,8 +166,11 @@ def _use_color(choice: str) -> bool:
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour severities (auto: on a terminal, unless NO_COLOR is set).")
+@click.option("--launcher", metavar="COMMAND",
+              help="The launch_online_dp.py command that runs the DP template(s), e.g. "
+                   "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.")
 def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
-                  fix, no_inline_suppressions, show_suppressed, quiet, statistics, color):
+                  fix, no_inline_suppressions, show_suppressed, quiet, statistics, color, launcher):
     """Lint launch scripts (files, directories, or - for stdin)."""
     from qlint.knowledge.base import KnowledgeError, load
     from qlint.linter.config import ConfigError, resolve
@@ -171,34 +179,28 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
 
     output_format = _choose_format(output_format, statistics)
     overrides = _overrides(hardware, version, select, ignore, fail_level)
-    files = _collect(paths)
-    if fix and "-" in files:
+    groups = _deployments(paths)
+    if fix and any("-" in group for group in groups):
         raise click.UsageError("--fix rewrites files; it cannot be used with - (stdin)")
     cache = _config_cache(config_path)
     try:
         kb = load()
     except KnowledgeError as error:
         _fail(f"qlint: knowledge base is broken: {error}")
+    chosen_launcher = None
+    if launcher is not None:
+        from qlint.linter.deployment import parse_launcher
+
+        try:
+            chosen_launcher = parse_launcher(launcher, kb)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--launcher")
     settings = Settings(hardware=overrides.hardware, version=overrides.vllm_ascend)
     checked = []  # (LintResult, Effective)
     notices = []  # sarif.Notice of each input error
-    for path in files:
-        display = "<stdin>" if path == "-" else path
-        try:
-            effective = resolve(cache.for_path(path), overrides)
-        except ConfigError as error:
-            _fail(str(error))
-        policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
-                        inline_suppressions=not no_inline_suppressions,
-                        hardware=effective.hardware, version=effective.vllm_ascend)
-
-        def lint(content: bytes, display=display, policy=policy):
-            return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
-
-        result = _lint_path(path, display, lint, fix, quiet, notices)
-        if result is None:
-            continue
-        checked.append((result, effective))
+    for group in groups:
+        checked += _lint_group(group, cache, overrides, settings, kb, chosen_launcher, fix, quiet, notices,
+                               inline=not no_inline_suppressions)
     results = [result for result, _ in checked]
     _report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
             show_suppressed=show_suppressed, color=_use_color(color))
@@ -206,6 +208,36 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
         sys.exit(2)
     failing = any(effective.is_failure(f.level) for result, effective in checked for f in result.findings)
     sys.exit(1 if failing and not exit_zero else 0)
+
+
+def _lint_group(group, cache, overrides, settings, kb, launcher, fix, quiet, notices, *, inline):
+    """Lint one deployment: per-file policies, optional fixes, then the deployment pass."""
+    from qlint.linter.config import ConfigError, resolve
+    from qlint.linter.deployment import lint_deployment
+    from qlint.linter.lint import Policy, lint_bytes
+
+    inputs, policies, effectives, first = [], {}, {}, []
+    for path in group:
+        display = "<stdin>" if path == "-" else path
+        try:
+            effective = resolve(cache.for_path(path), overrides)
+        except ConfigError as error:
+            _fail(str(error))
+        policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
+                        inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
+
+        def lint(content: bytes, display=display, policy=policy):
+            return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
+
+        result = _lint_path(path, display, lint, fix, quiet, notices)
+        if result is None:
+            continue
+        inputs.append((display, result.source.data))
+        first.append(result)
+        policies[display] = policy
+        effectives[display] = effective
+    results = lint_deployment(inputs, settings, kb, launcher, policies, first) if inputs else []
+    return [(result, effectives[result.path]) for result in results]
 
 
 def _lint_path(path, display, lint, fix, quiet, notices):

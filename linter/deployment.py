@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qlint.knowledge.base import KnowledgeBase, load
-from qlint.linter.lint import LintResult, lint_bytes
+from qlint.linter.lint import LintResult, Policy, lint_bytes
+from qlint.linter.suppressions import UNUSED_SUPPRESSION
+from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
 from qlint.linter.shell import ShellSyntaxError, parse_script
 from qlint.linter.source import InputError, SourceText
@@ -137,16 +139,28 @@ def lint_deployment(
     settings: Settings | None = None,
     kb: KnowledgeBase | None = None,
     launcher: Launcher | None = None,
+    policies: dict[str, Policy] | None = None,
+    first: list[LintResult] | None = None,
 ) -> list[LintResult]:
     """Lint scripts that run together; returns one LintResult per input, in order.
 
     Templates are evaluated per local rank when a launcher is given or found
     in the deployment (one launcher, or the one whose --dp-address is the
-    template's HCCL_IF_IP). Deployment rules then run over every engine.
+    template's HCCL_IF_IP); a rank's findings are merged (an unused-suppression
+    finding survives only if every rank reports it). Deployment rules then run
+    over every engine, and their findings go through each file's ``policies``
+    entry like the file's own findings. ``first`` may carry results the caller
+    already has for the same inputs (saves the first pass).
     """
     kb = kb or load()
     settings = settings or Settings()
-    results = [lint_bytes(path, data, settings=settings, kb=kb) for path, data in inputs]
+    policies = policies or {}
+
+    def lint(path, data, bindings=None, extra=None):
+        return lint_bytes(path, data, settings=settings, kb=kb, bindings=bindings,
+                          policy=policies.get(path), extra=extra)
+
+    results = list(first) if first is not None else [lint(path, data) for path, data in inputs]
     launchers = [launcher] if launcher is not None else [
         found
         for result in results if result.plan is not None
@@ -154,6 +168,7 @@ def lint_deployment(
         for found in [launcher_from_command(command)] if found is not None
     ]
     engine_plans: list[LaunchPlan] = []
+    rank_bindings: dict[str, list[dict[str, str]]] = {}
     for (path, data), result in zip(inputs, results):
         if result.plan is None:
             continue
@@ -161,27 +176,44 @@ def lint_deployment(
         if chosen is None:
             engine_plans.append(result.plan)
             continue
-        merged = []
-        seen: set[tuple] = set()
-        for bindings in chosen.rank_bindings():
-            ranked = lint_bytes(path, data, settings=settings, kb=kb, bindings=bindings)
-            if ranked.plan is None:
-                continue
-            engine_plans.append(ranked.plan)
-            for finding in ranked.findings:
-                key = (finding.rule.id, finding.span, finding.message)
-                if key not in seen:
-                    seen.add(key)
-                    merged.append(finding)
-        result.findings = merged
-    by_path = {result.path: result for result in results}
+        rank_bindings[path] = chosen.rank_bindings()
+        ranked = [lint(path, data, bindings) for bindings in rank_bindings[path]]
+        engine_plans += [r.plan for r in ranked if r.plan is not None]
+        _merge_ranks(result, ranked)
+    extra: dict[str, list[Finding]] = {}
     for finding in default_graph().evaluate_deployment(engine_plans, kb, settings):
-        target = by_path.get(finding.path or "")
-        if target is None:
+        extra.setdefault(finding.path or "", []).append(finding)
+    for index, (path, data) in enumerate(inputs):
+        if path not in extra or results[index].error is not None:
             continue
-        if not any(f.rule.id == finding.rule.id and f.span == finding.span and f.message == finding.message
-                   for f in target.findings):
-            target.findings.append(finding)
-    for result in results:
-        result.findings.sort(key=lambda f: (f.span.line, f.span.column, f.rule.id))
+        bindings = rank_bindings.get(path, [None])[0]
+        again = lint(path, data, bindings, extra[path])
+        if path in rank_bindings:
+            _merge_ranks(results[index], [again], replace=False)
+        else:
+            results[index] = again
     return results
+
+
+def _merge_ranks(result: LintResult, ranked: list[LintResult], replace: bool = True) -> None:
+    """Union the findings of several evaluations of one file (dedupe by rule, span, message)."""
+    merged = [] if replace else list(result.findings)
+    seen = {(f.rule.id, f.span, f.message) for f in merged}
+    unused_everywhere = None
+    for ranked_result in ranked:
+        unused = {(f.span, f.message) for f in ranked_result.findings if f.rule.id == UNUSED_SUPPRESSION.id}
+        unused_everywhere = unused if unused_everywhere is None else unused_everywhere & unused
+    for ranked_result in ranked:
+        for finding in ranked_result.findings:
+            key = (finding.rule.id, finding.span, finding.message)
+            if key in seen:
+                continue
+            if finding.rule.id == UNUSED_SUPPRESSION.id and (finding.span, finding.message) not in (unused_everywhere or set()):
+                continue
+            seen.add(key)
+            merged.append(finding)
+    if not replace:
+        merged = [f for f in merged if f.rule.id != UNUSED_SUPPRESSION.id
+                  or any((f.span, f.message) == (g.span, g.message) for r in ranked for g in r.findings)]
+    merged.sort(key=lambda f: (f.span.line, f.span.column, f.rule.id))
+    result.findings = merged

@@ -64,12 +64,14 @@ def lint_bytes(
     kb: KnowledgeBase | None = None,
     bindings: dict[str, str] | None = None,
     policy: Policy | None = None,
+    extra: list[Finding] | None = None,
 ) -> LintResult:
     """Lint script bytes. Never raises for bad input: the result carries ``error``.
 
     ``bindings`` gives values to positional parameters (``{"1": "0,1"}``).
     ``policy`` selects rules, overrides severities and applies suppressions.
-    Findings are sorted by line, column and rule id.
+    ``extra`` are findings about this file from outside it (deployment rules);
+    they go through the same policy. Findings are sorted by line, column and rule id.
     """
     kb = kb or load()
     settings = settings or Settings()
@@ -88,7 +90,7 @@ def lint_bytes(
         return LintResult(path=path, error=InputError("script nests too deeply to read"))
     plan = build_plan(kb, parsed)
     settings = _with_defaults(settings, plan, policy)
-    findings = default_graph().evaluate(plan, kb, settings)
+    findings = default_graph().evaluate(plan, kb, settings) + list(extra or [])
     for finding in findings:
         if finding.path is None:
             finding.path = path

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.models import Text
@@ -151,6 +152,68 @@ def _type_ok(kind: str, value) -> bool:
     return True
 
 
+# Integer options vLLM parses with human_readable_int (``8k`` = 8000, ``8K`` = 8192, ``25.6k``) and,
+# for --max-model-len, human_readable_int_or_auto (also ``-1`` / ``auto``):
+# vllm@v0.23.0:vllm/engine/arg_utils.py L354-364, vllm/utils/argparse_utils.py L29-91.
+_HUMAN_READABLE_INTS = frozenset({
+    "--max-model-len", "--max-num-batched-tokens", "--kv-cache-memory-bytes", "--safetensors-prefetch-block-size",
+})
+_HUMAN_INT = re.compile(r"\d+(?:\.\d+)?[kmgt]|\d+[KMGT]")
+
+
+def _human_readable_int_ok(name: str, text: str) -> bool:
+    text = text.strip()
+    if name not in _HUMAN_READABLE_INTS:
+        return False
+    if name == "--max-model-len" and text.lower() == "auto":
+        return True
+    return _HUMAN_INT.fullmatch(text) is not None
+
+
+# --additional-config is a plain dict read with additional_config.get(key, default): vllm-ascend
+# does not check the type of these keys (vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L139-253),
+# so Python's own reading applies. A string in a bool key is tested for truth (any non-empty
+# string, "False" included, is true); a JSON true/false in an int key equals 1/0 (bool is an int).
+_TRUE_WORDS = frozenset({"true", "1", "yes", "on", "y", "t"})
+
+
+def _loose_type_finding(sub_closed: bool, key_spec, value, span):
+    """For a key of a free-form sub-config whose value has the wrong JSON type: the finding, or None."""
+    if sub_closed:
+        return Finding(BAD_VALUE, f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}", span)
+    if key_spec.type == "bool" and isinstance(value, str):
+        if value.strip().lower() in _TRUE_WORDS:
+            return Finding(
+                BAD_VALUE,
+                f"{key_spec.key} is the string {json.dumps(value)}, not the JSON boolean true; vllm-ascend only "
+                "tests it for truth, so it works, but write true",
+                span,
+                severity="info",
+            )
+        return Finding(
+            BAD_VALUE,
+            f"{key_spec.key} is the string {json.dumps(value)}: vllm-ascend only tests it for truth and every "
+            f"non-empty string is true, so this turns {key_spec.key} on; write false (a JSON boolean)",
+            span,
+        )
+    if key_spec.type == "bool" and isinstance(value, (int, float)):
+        return Finding(
+            BAD_VALUE,
+            f"{key_spec.key} is the number {json.dumps(value)}, which vllm-ascend reads as "
+            f"{json.dumps(bool(value))}; write {json.dumps(bool(value))}",
+            span,
+            severity="info",
+        )
+    if key_spec.type in ("int", "float") and isinstance(value, bool):
+        return Finding(
+            BAD_VALUE,
+            f"{key_spec.key} is {json.dumps(value)}, which Python reads as {int(value)}; write {int(value)}",
+            span,
+            severity="info",
+        )
+    return Finding(BAD_VALUE, f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}", span)
+
+
 @check(BAD_VALUE)
 def bad_value(scope: Scope):
     index = scope.kb.flag_index
@@ -159,7 +222,7 @@ def bad_value(scope: Scope):
         if spec is None or option.value is None or option.value.text is None:
             continue
         text = option.value.text
-        if spec.type == "int" and option.value.as_int() is None:
+        if spec.type == "int" and option.value.as_int() is None and not _human_readable_int_ok(spec.name, text):
             yield Finding(BAD_VALUE, f"{option.spelled} expects an integer, got {text!r}", option.value.span)
         elif spec.type == "float" and option.value.as_float() is None:
             yield Finding(BAD_VALUE, f"{option.spelled} expects a number, got {text!r}", option.value.span)
@@ -204,11 +267,7 @@ def bad_value(scope: Scope):
                     severity="warning" if open_list else None,
                 )
             elif not _type_ok(key_spec.type, value) and not (key_spec.type == "int" and isinstance(value, str) and value.isdigit()):
-                yield Finding(
-                    BAD_VALUE,
-                    f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}",
-                    span,
-                )
+                yield _loose_type_finding(sub.closed, key_spec, value, span)
 
 
 _MISSING = object()

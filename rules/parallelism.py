@@ -211,11 +211,34 @@ def ep_dense(scope: Scope):
         )
 
 
+def _int_option(scope: Scope, name: str, default: int) -> int | None:
+    option = scope.serve.opt(name)
+    if option is None or option.value is None:
+        return default
+    return option.value.as_int()
+
+
 @check(NPUS_PER_NODE)
 def npus_per_node(scope: Scope):
     hardware = scope.kb.hardware_by_id(scope.get("hardware"))
     tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
+    for name in ("--distributed-executor-backend", "--data-parallel-backend"):
+        option = scope.serve.opt(name)
+        if option is not None and option.value is not None and option.value.text == "ray":
+            # Ray places the workers on any node of its cluster (ray.md: TP 16 over two 8-NPU
+            # nodes); how many land on this node is the cluster's business, not the script's.
+            return
+    nnodes = _int_option(scope, "--nnodes", 1)
+    if nnodes is None:
+        return
     needed = tp * dp_local * pp
+    if nnodes > 1:
+        # multi-node mp: each node runs world_size / nnodes ranks, world_size = DP x PP x TP
+        # (vllm@v0.23.0:vllm/engine/arg_utils.py L1828-1840)
+        dp = _int_option(scope, "--data-parallel-size", 1)
+        if dp is None:
+            return
+        needed = tp * pp * dp // nnodes
     if needed > hardware.npus_per_node:
         option = scope.serve.opt("--data-parallel-size-local") or scope.serve.opt("--data-parallel-size") \
             or scope.serve.opt("--tensor-parallel-size")

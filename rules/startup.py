@@ -1,1 +1,1058 @@
-"""(being written)"""
+"""Startup validations: what vllm-ascend and vLLM raise or warn about while the server starts,
+for the items of ``vllm_ascend_facts.md`` sections 4 and 7 (plus 2.1, 3.3 and 5) that no
+other rule family covers. ``docs/startup-validations.md`` maps every item to its rule.
+
+Groups: environment (QL520-QL521), ``--additional-config`` switches (QL522-QL530),
+``--kv-transfer-config`` (QL531-QL533), speculative decoding (QL534-QL536), graph capture
+(QL537-QL540), data parallel and the serve command line (QL541-QL545), hybrid cache mode and
+context parallel (QL546-QL548). Every version-dependent message names the release it assumed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from qlint.knowledge.base import MAIN, parse_version
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, Unknown, check
+from qlint.rules.plan import Option, ServeCommand, Span
+from qlint.rules.platform_310p import at_version, release
+
+NESTED_SCHEDULER_SINCE = "v0.25.1rc1"  # additional_config.scheduler_config.* (ascend_config.py)
+FULL_ONLY_MODES = ("FULL", "FULL_DECODE_ONLY")
+PIECEWISE_MODES = ("PIECEWISE", "FULL_AND_PIECEWISE")
+
+
+# -- helpers ------------------------------------------------------------------
+
+def since(scope: Scope, tag: str) -> bool:
+    """True when the release in use is ``tag`` or later (Unknown when the version is not a release)."""
+    return release(scope) >= parse_version(tag)
+
+
+def value_span(serve: ServeCommand, flag: str) -> Span:
+    """The span of an option's value, else of the option, else of the command."""
+    option = serve.opt(flag)
+    if option is None:
+        return serve.span
+    return option.value.span if option.value is not None else option.span
+
+
+def key_span(serve: ServeCommand, flag: str, dotted: str) -> Span:
+    """The span of a JSON key's value in a JSON option, else of the option's value."""
+    option = serve.opt(flag)
+    if option is not None and option.json is not None and dotted in option.json.key_spans:
+        return option.json.key_spans[dotted]
+    return value_span(serve, flag)
+
+
+def env_text(serve: ServeCommand, name: str) -> str | None:
+    """The value of an environment variable for the command; None when unset, Unknown when symbolic."""
+    setting = serve.env.get(name)
+    if setting is None or setting.value is None:
+        return None
+    if setting.value.text is None:
+        raise Unknown(name)
+    return setting.value.text.strip()
+
+
+def int_option(serve: ServeCommand, flag: str) -> int | None:
+    """An integer option's value; None when absent; Unknown when symbolic or not an integer."""
+    option = serve.opt(flag)
+    if option is None or option.value is None:
+        return None
+    number = option.value.as_int()
+    if number is None:
+        raise Unknown(flag)
+    return number
+
+
+def drop(option: Option | None) -> list[Edit]:
+    """An edit that removes a whole option (the fixer drops an emptied line)."""
+    return [] if option is None else [Edit(option.span, "")]
+
+
+def scheduler_setting(scope: Scope, key: str, top_level_since: str | None):
+    """(value, dotted key) of a scheduler extension switch in --additional-config, or None.
+
+    ``scheduler_config.<key>`` wins from v0.25.1rc1 on; the top-level spelling is read from
+    ``top_level_since`` (and, deprecated, still on main)."""
+    config = scope.get("additional_config")
+    nested = config.get("scheduler_config")
+    if since(scope, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) and key in nested:
+        return nested[key], f"scheduler_config.{key}"
+    if top_level_since is not None and since(scope, top_level_since) and key in config:
+        return config[key], key
+    return None
+
+
+def balance_scheduling(scope: Scope) -> tuple[str, Span] | None:
+    """Where balance scheduling is switched on (key from v0.20.2rc1, env var from v0.18.0), or None."""
+    if not since(scope, "v0.18.0"):
+        return None
+    serve = scope.serve
+    found = scheduler_setting(scope, "enable_balance_scheduling", "v0.20.2rc1")
+    if found is not None:
+        value, dotted = found
+        return (f"additional-config {dotted}=true", key_span(serve, "--additional-config", dotted)) if value else None
+    text = env_text(serve, "VLLM_ASCEND_BALANCE_SCHEDULING")
+    if text is None or not text.lstrip("-").isdigit() or int(text) == 0:
+        return None
+    return f"VLLM_ASCEND_BALANCE_SCHEDULING={text}", serve.env["VLLM_ASCEND_BALANCE_SCHEDULING"].span
+
+
+def _enabled(section) -> bool:
+    return isinstance(section, dict) and section.get("enabled") is True
+
+
+def _role(role: str | None) -> str:
+    return "no --kv-transfer-config" if role is None else f"kv_role {role}"
+
+
+# =============================================================================
+# Environment
+# =============================================================================
+
+LAUNCH_BLOCKING = RuleMeta(
+    id="QL520",
+    name="launch-blocking-with-graphs",
+    severity="error",
+    requires=("cudagraph_mode", "version"),
+    title=Text(en="ASCEND_LAUNCH_BLOCKING=1 with ACL graphs", zh="ASCEND_LAUNCH_BLOCKING=1 与 ACL 图模式同用"),
+    why=Text(
+        en="ASCEND_LAUNCH_BLOCKING=1 makes every NPU kernel launch synchronous, which graph capture cannot "
+        "work with. From v0.11.0rc1 vllm-ascend refuses to start when the variable is 1 and any graph mode "
+        "is left on (the vLLM default is FULL_AND_PIECEWISE). It is a debugging switch: run eager while "
+        "debugging, or read the plog files instead.",
+        zh="ASCEND_LAUNCH_BLOCKING=1 让每次 NPU 算子下发都同步执行，图捕获无法与之共存。自 v0.11.0rc1 起，只要该变量为 1 "
+        "且仍开启任一图模式（vLLM 默认 FULL_AND_PIECEWISE），vllm-ascend 就拒绝启动。它是调试开关：调试时请用 eager "
+        "模式运行，或改看 plog 日志。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L645-657", "vllm-ascend@main:vllm_ascend/platform.py L1109-1117",
+             "vllm_ascend_facts.md section 3.3"),
+    examples=(Example(
+        bad="export ASCEND_LAUNCH_BLOCKING=1\nvllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n",
+        good="export ASCEND_LAUNCH_BLOCKING=1\nvllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --enforce-eager\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(LAUNCH_BLOCKING)
+def launch_blocking(scope: Scope):
+    """ASCEND_LAUNCH_BLOCKING=1 while cudagraph_mode is not NONE."""
+    if env_text(scope.serve, "ASCEND_LAUNCH_BLOCKING") != "1" or not since(scope, "v0.11.0rc1"):
+        return
+    mode = scope.get("cudagraph_mode")
+    if mode == "NONE":
+        return
+    yield Finding(
+        LAUNCH_BLOCKING,
+        f"ASCEND_LAUNCH_BLOCKING=1 with graph mode {mode}: {at_version(scope)} stops with ValueError "
+        "'ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1'",
+        scope.serve.env["ASCEND_LAUNCH_BLOCKING"].span,
+        Fix("unset ASCEND_LAUNCH_BLOCKING, or add --enforce-eager while debugging"),
+    )
+
+
+ALLOC_CONF = RuleMeta(
+    id="QL521",
+    name="npu-alloc-conf-conflict",
+    severity="warning",
+    requires=("version",),
+    faq="oom",
+    title=Text(en="PYTORCH_NPU_ALLOC_CONF mixes options that exclude each other",
+               zh="PYTORCH_NPU_ALLOC_CONF 中混用了互斥的选项"),
+    why=Text(
+        en="vllm-ascend appends expandable_segments:True to PYTORCH_NPU_ALLOC_CONF unless the variable already "
+        "names expandable_segments, max_split_size_mb or garbage_collection_threshold, because the last two "
+        "cannot be combined with expandable segments. Writing expandable_segments:True together with one of "
+        "them asks the allocator for both (warning); giving only max_split_size_mb silently drops the "
+        "expandable segments the OOM FAQ recommends (info).",
+        zh="vllm-ascend 会在 PYTORCH_NPU_ALLOC_CONF 中追加 expandable_segments:True，除非变量里已有 expandable_segments、"
+        "max_split_size_mb 或 garbage_collection_threshold，因为后两者不能与可扩展段同时启用。把 expandable_segments:True "
+        "与其中之一写在一起，等于要求分配器同时使用二者（警告）；只写 max_split_size_mb 则会悄悄失去 OOM 常见问题所推荐的"
+        "可扩展段（提示）。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L772-790", "vllm-ascend@main:vllm_ascend/platform.py L1208-1227",
+             "vllm_ascend_facts.md section 3.3"),
+    examples=(Example(
+        bad="export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True,max_split_size_mb:250\nvllm serve Qwen/Qwen3.6-27B\n",
+        good="export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nvllm serve Qwen/Qwen3.6-27B\n",
+    ),),
+)
+
+
+@check(ALLOC_CONF)
+def alloc_conf(scope: Scope):
+    """expandable_segments:True together with max_split_size_mb / garbage_collection_threshold."""
+    text = env_text(scope.serve, "PYTORCH_NPU_ALLOC_CONF")
+    if not text:
+        return
+    items = {part.split(":", 1)[0].strip(): part.split(":", 1)[-1].strip()
+             for part in text.split(",") if part.strip()}
+    others = [name for name in ("max_split_size_mb", "garbage_collection_threshold") if name in items]
+    span = scope.serve.env["PYTORCH_NPU_ALLOC_CONF"].span
+    expandable = items.get("expandable_segments", "").lower() == "true"
+    if expandable and others:
+        yield Finding(
+            ALLOC_CONF,
+            f"PYTORCH_NPU_ALLOC_CONF={text} combines expandable_segments:True with {', '.join(others)}, which "
+            "cannot be enabled together (vllm-ascend never adds expandable segments next to them)",
+            span,
+            Fix("keep expandable_segments:True alone (the OOM FAQ's setting), or drop it and keep " + others[0]),
+        )
+    elif others and "expandable_segments" not in items:
+        yield Finding(
+            ALLOC_CONF,
+            f"PYTORCH_NPU_ALLOC_CONF={text}: with {others[0]} set, {at_version(scope)} does not add its default "
+            "expandable_segments:True",
+            span,
+            Fix("use PYTORCH_NPU_ALLOC_CONF=expandable_segments:True unless the split size is wanted on purpose"),
+            severity="info",
+        )
+
+
+# =============================================================================
+# --additional-config switches
+# =============================================================================
+
+STATIC_KERNEL = RuleMeta(
+    id="QL522",
+    name="static-kernel-needs-npugraph-ex",
+    severity="error",
+    requires=("additional_config", "cudagraph_mode", "version"),
+    optional=("hardware_if_known",),
+    title=Text(en="enable_static_kernel without npugraph_ex", zh="开启 enable_static_kernel 却没有 npugraph_ex"),
+    why=Text(
+        en="Static kernels are compiled by the npugraph_ex backend, so from v0.16.0rc1 vllm-ascend asserts "
+        "enable_npugraph_ex when ascend_compilation_config.enable_static_kernel is true. npugraph_ex itself only "
+        "runs with FULL or FULL_DECODE_ONLY graphs: with NONE, PIECEWISE or the default FULL_AND_PIECEWISE both "
+        "switches are turned off, so the static kernel silently does nothing (warning). On Atlas 300I (310P) "
+        "from v0.23.0 both are switched off with a warning instead of the assertion (see QL503).",
+        zh="静态 kernel 由 npugraph_ex 后端编译，因此自 v0.16.0rc1 起，ascend_compilation_config.enable_static_kernel 为 "
+        "true 时 vllm-ascend 会断言 enable_npugraph_ex 已开启。npugraph_ex 只在 FULL 或 FULL_DECODE_ONLY 图模式下运行："
+        "在 NONE、PIECEWISE 或默认的 FULL_AND_PIECEWISE 下两个开关都会被关闭，静态 kernel 悄悄失效（警告）。在 Atlas 300I"
+        "（310P）上，自 v0.23.0 起两者改为打印警告后关闭，不再断言（见 QL503）。",
+    ),
+    sources=("vllm-ascend@v0.16.0rc1:vllm_ascend/ascend_config.py L301",
+             "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L639-660",
+             "vllm-ascend@v0.23.0:vllm_ascend/platform.py L592-643",
+             "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' "
+        "--additional-config '{\"ascend_compilation_config\": {\"enable_npugraph_ex\": false, \"enable_static_kernel\": true}}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' "
+        "--additional-config '{\"ascend_compilation_config\": {\"enable_static_kernel\": true}}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(STATIC_KERNEL)
+def static_kernel(scope: Scope):
+    """enable_static_kernel=true with npugraph_ex off (assert) or outside FULL graph modes (ignored)."""
+    section = scope.get("additional_config").get("ascend_compilation_config")
+    if not isinstance(section, dict) or section.get("enable_static_kernel") is not True:
+        return
+    if not since(scope, "v0.16.0rc1"):
+        return
+    if scope.known("hardware_if_known") and scope.get("hardware_if_known") == "310p" and since(scope, "v0.23.0"):
+        return  # both switched off with a warning on 310P (QL503's territory)
+    span = key_span(scope.serve, "--additional-config", "ascend_compilation_config.enable_static_kernel")
+    if section.get("enable_npugraph_ex") is False:
+        yield Finding(
+            STATIC_KERNEL,
+            "ascend_compilation_config.enable_static_kernel=true with enable_npugraph_ex=false: "
+            f"{at_version(scope)} stops with AssertionError 'Static kernel generation requires npugraph_ex to be enabled'",
+            span,
+            Fix("drop enable_static_kernel, or leave enable_npugraph_ex at its default (true)"),
+        )
+        return
+    mode = scope.get("cudagraph_mode")
+    if mode not in FULL_ONLY_MODES and since(scope, "v0.22.1rc1"):
+        yield Finding(
+            STATIC_KERNEL,
+            f"ascend_compilation_config.enable_static_kernel=true with graph mode {mode}: npugraph_ex only runs "
+            f"with FULL or FULL_DECODE_ONLY, so {at_version(scope)} switches the static kernel off",
+            span,
+            Fix('set "cudagraph_mode": "FULL_DECODE_ONLY" in --compilation-config, or drop enable_static_kernel'),
+            severity="warning",
+        )
+
+
+DUMP_CONFIG = RuleMeta(
+    id="QL523",
+    name="dump-config-exclusive",
+    severity="error",
+    requires=("additional_config", "version"),
+    title=Text(en="dump_config and dump_config_path are both set", zh="同时设置了 dump_config 与 dump_config_path"),
+    why=Text(
+        en="The precision-debugger configuration is given either inline (dump_config, a JSON object) or as a "
+        "file (dump_config_path). From v0.20.2rc1 vllm-ascend stops with ValueError when both are present.",
+        zh="精度调试器的配置要么内联给出（dump_config，JSON 对象），要么以文件给出（dump_config_path）。自 v0.20.2rc1 起，"
+        "两者同时出现时 vllm-ascend 会以 ValueError 退出。",
+    ),
+    sources=("vllm-ascend@v0.20.2rc1:vllm_ascend/ascend_config.py L317-323",
+             "vllm-ascend@main:vllm_ascend/ascend_config.py L462-468", "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --additional-config "
+        "'{\"dump_config\": {\"task\": \"statistics\"}, \"dump_config_path\": \"/data/dump.json\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"dump_config_path\": \"/data/dump.json\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(DUMP_CONFIG)
+def dump_config(scope: Scope):
+    """dump_config together with dump_config_path."""
+    config = scope.get("additional_config")
+    if config.get("dump_config") is None or config.get("dump_config_path") is None or not since(scope, "v0.20.2rc1"):
+        return
+    yield Finding(
+        DUMP_CONFIG,
+        f"additional-config sets both dump_config and dump_config_path: {at_version(scope)} stops with ValueError "
+        "'Only one of additional_config.dump_config_path or additional_config.dump_config can be set'",
+        key_span(scope.serve, "--additional-config", "dump_config_path"),
+        Fix("keep only one of dump_config (inline) and dump_config_path (file)"),
+    )
+
+
+FUSED_MC2 = RuleMeta(
+    id="QL524",
+    name="fused-mc2-config",
+    severity="error",
+    requires=("additional_config", "version"),
+    optional=("hardware_if_known", "routed_experts"),
+    title=Text(en="enable_fused_mc2 has a value or company the release rejects",
+               zh="enable_fused_mc2 的取值或搭配不被该版本接受"),
+    why=Text(
+        en="Fused MC2 is chosen by additional-config enable_fused_mc2 (read from v0.20.2rc1) or the variable "
+        "VLLM_ASCEND_ENABLE_FUSED_MC2. Up to v0.23.0 it takes 0, 1 (dispatch_ffn_combine) or 2 "
+        "(dispatch_gmm_combine_decode, decode nodes with W8A8); from v0.24.0rc1 vllm-ascend asserts 0 or 1, "
+        "so the seed-era value 2 stops newer releases. Fused MC2 and enable_mc2_hierarchy_comm exclude each "
+        "other (ValueError from v0.18.0). On main hierarchy communication also needs Atlas A2/A3 and at most "
+        "512 experts.",
+        zh="融合 MC2 由 additional-config 的 enable_fused_mc2（自 v0.20.2rc1 起读取）或环境变量 "
+        "VLLM_ASCEND_ENABLE_FUSED_MC2 选择。v0.23.0 及以前可取 0、1（dispatch_ffn_combine）或 2（dispatch_gmm_combine_decode，"
+        "仅 W8A8 解码节点）；自 v0.24.0rc1 起 vllm-ascend 断言只能是 0 或 1，所以旧教程里的 2 会让新版本退出。融合 MC2 "
+        "与 enable_mc2_hierarchy_comm 互斥（自 v0.18.0 起报 ValueError）。在 main 上分层通信还要求 Atlas A2/A3 且专家数"
+        "不超过 512。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/envs.py L96-102", "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L173-184",
+             "vllm-ascend@main:vllm_ascend/ascend_config.py L160-185", "vllm-ascend@v0.18.0:vllm_ascend/platform.py L553-557",
+             "vllm-ascend@main:vllm_ascend/platform.py L806-811", "vllm-ascend@main:vllm_ascend/ascend_config.py L330-350",
+             "vllm_ascend_facts.md section 2.1", "vllm_ascend_facts.md section 2.2"),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --additional-config '{\"enable_fused_mc2\": 2}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --additional-config '{\"enable_fused_mc2\": 1}'\n",
+            version="v0.25.1rc1",
+        ),
+        Example(
+            bad="export VLLM_ASCEND_ENABLE_FUSED_MC2=1\nvllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel "
+            "--additional-config '{\"enable_mc2_hierarchy_comm\": true}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel "
+            "--additional-config '{\"enable_mc2_hierarchy_comm\": true}'\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+def _fused_mc2(scope: Scope) -> tuple[object, str, Span] | None:
+    """(value, where, span) of the fused MC2 switch in effect, or None when unset."""
+    config, serve = scope.get("additional_config"), scope.serve
+    if "enable_fused_mc2" in config and since(scope, "v0.20.2rc1"):
+        value = config["enable_fused_mc2"]
+        return value, f"additional-config enable_fused_mc2={json.dumps(value)}", \
+            key_span(serve, "--additional-config", "enable_fused_mc2")
+    text = env_text(serve, "VLLM_ASCEND_ENABLE_FUSED_MC2")
+    if text is None:
+        return None
+    value = int(text) if text.lstrip("-").isdigit() else text
+    return value, f"VLLM_ASCEND_ENABLE_FUSED_MC2={text}", serve.env["VLLM_ASCEND_ENABLE_FUSED_MC2"].span
+
+
+@check(FUSED_MC2)
+def fused_mc2(scope: Scope):
+    """enable_fused_mc2 outside the release's values, or together with hierarchy communication."""
+    if not since(scope, "v0.18.0"):
+        return
+    where = at_version(scope)
+    found = _fused_mc2(scope)
+    if found is not None:
+        value, switch, span = found
+        number = int(value) if isinstance(value, (bool, int)) else None
+        allowed = (0, 1) if since(scope, "v0.24.0rc1") else (0, 1, 2)
+        if number is None and isinstance(value, str):
+            yield Finding(FUSED_MC2, f"{switch} is not an integer: {where} stops with ValueError when reading it",
+                          span, Fix("use 0 or 1"))
+            return
+        if number not in allowed:
+            strict = allowed == (0, 1)
+            yield Finding(
+                FUSED_MC2,
+                f"{switch}: {where} accepts {', '.join(map(str, allowed))}"
+                + (" and stops with AssertionError 'enable_fused_mc2 must be 0 or 1'" if strict
+                   else "; any other value selects no fused operator"),
+                span,
+                Fix("use 1 (dispatch_ffn_combine / mega MoE) or 0" + ("" if strict else "; 2 = decode-node gmm combine")),
+                severity=None if strict else "warning",
+            )
+            return
+    config = scope.get("additional_config")
+    if not config.get("enable_mc2_hierarchy_comm"):
+        return
+    hier_span = key_span(scope.serve, "--additional-config", "enable_mc2_hierarchy_comm")
+    if found is not None and found[0]:
+        yield Finding(
+            FUSED_MC2,
+            f"{found[1]} with enable_mc2_hierarchy_comm=true: {where} stops with ValueError 'fused mc2 op cannot "
+            "be used with hierarchy communication'",
+            found[2],
+            Fix("set the fused MC2 switch to 0, or drop enable_mc2_hierarchy_comm"),
+        )
+    if scope.get("version") != MAIN:
+        return
+    hardware = scope.known("hardware_if_known")
+    if hardware is not None and hardware.value == "310p":
+        yield Finding(FUSED_MC2, "enable_mc2_hierarchy_comm on Atlas 300I (310P): main raises NotImplementedError "
+                      "(A2 and A3 only)", hier_span, Fix("drop enable_mc2_hierarchy_comm on 310P"))
+    experts = scope.known("routed_experts")
+    if experts is not None and experts.value and experts.value > 512:
+        yield Finding(FUSED_MC2, f"enable_mc2_hierarchy_comm with {experts.value} routed experts: main supports at "
+                      "most 512 and stops with ValueError", hier_span, Fix("drop enable_mc2_hierarchy_comm"))
+
+
+PROFILING_CHUNK = RuleMeta(
+    id="QL525",
+    name="profiling-chunk-constraints",
+    severity="error",
+    requires=("additional_config", "pp", "version"),
+    title=Text(en="profiling_chunk_config enabled where it cannot run", zh="在无法运行的配置下开启了 profiling_chunk_config"),
+    why=Text(
+        en="The profiling-based chunked prefill scheduler sizes prefill chunks for pipeline stages: from "
+        "v0.19.1rc1 vllm-ascend stops with ValueError when it is enabled with --pipeline-parallel-size 1, or "
+        "together with balance scheduling. From v0.25.1rc1 it lives under scheduler_config (the top-level "
+        "spelling is deprecated).",
+        zh="基于性能剖析的分块预填充调度器按流水线阶段切分预填充：自 v0.19.1rc1 起，若在 --pipeline-parallel-size 为 1 "
+        "时开启，或与均衡调度同时开启，vllm-ascend 会以 ValueError 退出。自 v0.25.1rc1 起它位于 scheduler_config 下"
+        "（顶层写法已弃用）。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L55-95", "vllm-ascend@main:vllm_ascend/ascend_config.py L72-104",
+             "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"profiling_chunk_config\": {\"enabled\": true}}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --pipeline-parallel-size 2 "
+        "--additional-config '{\"profiling_chunk_config\": {\"enabled\": true}}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(PROFILING_CHUNK, relations=(("requires", "additional_config", "pp"),))
+def profiling_chunk(scope: Scope):
+    """profiling_chunk_config.enabled with PP 1 or with balance scheduling."""
+    found = scheduler_setting(scope, "profiling_chunk_config", "v0.19.1rc1")
+    if found is None or not _enabled(found[0]):
+        return
+    dotted = found[1]
+    span = key_span(scope.serve, "--additional-config", f"{dotted}.enabled")
+    pp, where = scope.get("pp"), at_version(scope)
+    if pp <= 1:
+        yield Finding(
+            PROFILING_CHUNK,
+            f"{dotted}.enabled=true with --pipeline-parallel-size {pp}: {where} stops with ValueError "
+            "'profiling_chunk_config requires pipeline parallelism (pp > 1)'",
+            span,
+            Fix(f"use --pipeline-parallel-size 2 or more, or disable {dotted}"),
+        )
+    balance = balance_scheduling(scope)
+    if balance is not None:
+        yield Finding(
+            PROFILING_CHUNK,
+            f"{dotted}.enabled=true together with {balance[0]}: {where} stops with ValueError (the two "
+            "schedulers cannot be enabled at the same time)",
+            span,
+            Fix("disable one of profiling_chunk_config and balance scheduling"),
+        )
+
+
+BALANCE_PD = RuleMeta(
+    id="QL526",
+    name="balance-scheduling-on-pd",
+    severity="error",
+    requires=("additional_config", "kv_transfer", "kv_role", "version"),
+    faq="pd-disaggregation",
+    title=Text(en="Balance scheduling on a PD-disaggregated node", zh="在 PD 分离节点上开启了均衡调度"),
+    why=Text(
+        en="Balance scheduling evens out load between DP ranks of a mixed (non-disaggregated) instance. From "
+        "v0.18.0 vllm-ascend stops with ValueError when it is on and --kv-transfer-config gives a kv_role other "
+        "than kv_both. It is switched by VLLM_ASCEND_BALANCE_SCHEDULING (deprecated), additional-config "
+        "enable_balance_scheduling (from v0.20.2rc1) or scheduler_config.enable_balance_scheduling (from "
+        "v0.25.1rc1).",
+        zh="均衡调度用于在混合部署（非 PD 分离）实例的各 DP rank 之间均衡负载。自 v0.18.0 起，只要它处于开启状态且 "
+        "--kv-transfer-config 给出的 kv_role 不是 kv_both，vllm-ascend 就会以 ValueError 退出。开关可以是 "
+        "VLLM_ASCEND_BALANCE_SCHEDULING（已弃用）、additional-config 的 enable_balance_scheduling（自 v0.20.2rc1）或 "
+        "scheduler_config.enable_balance_scheduling（自 v0.25.1rc1）。",
+    ),
+    sources=("vllm-ascend@v0.19.1rc1:vllm_ascend/platform.py L474-482", "vllm-ascend@v0.23.0:vllm_ascend/platform.py L677-685",
+             "vllm-ascend@main:vllm_ascend/platform.py L822-831", "vllm_ascend_facts.md section 4.6"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_balance_scheduling\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_balance_scheduling\": true}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(BALANCE_PD)
+def balance_on_pd(scope: Scope):
+    """Balance scheduling with kv_role kv_producer / kv_consumer."""
+    balance = balance_scheduling(scope)
+    role = scope.get("kv_role")
+    if balance is None or scope.get("kv_transfer") is None or role == "kv_both":
+        return
+    yield Finding(
+        BALANCE_PD,
+        f"{balance[0]} on a PD node (kv_role {role}): {at_version(scope)} stops with ValueError "
+        "'enable_balance_scheduling only supports PD-mixed mode'",
+        balance[1],
+        Fix("switch balance scheduling off on PD-disaggregated nodes"),
+    )
+
+
+SHORT_FIRST = RuleMeta(
+    id="QL527",
+    name="short-request-first-conflicts",
+    severity="error",
+    requires=("additional_config", "kv_role", "version"),
+    title=Text(en="ShortRequestFirst scheduling in a combination it rejects",
+               zh="ShortRequestFirst 调度用在了它拒绝的组合中"),
+    why=Text(
+        en="From v0.25.1rc1 vllm-ascend checks scheduler_config.short_request_first_config at startup: it needs "
+        "vLLM's fcfs scheduling policy, cannot run with batch_job_sched_config or profiling_chunk_config, and is "
+        "refused on PD decode nodes (kv_consumer). Each violation is a ValueError. (v0.24.0rc1 only warned and "
+        "ignored it, so the rule starts at v0.25.1rc1.)",
+        zh="自 v0.25.1rc1 起，vllm-ascend 在启动时检查 scheduler_config.short_request_first_config：它要求 vLLM 的 fcfs "
+        "调度策略，不能与 batch_job_sched_config 或 profiling_chunk_config 同用，并且不能用于 PD 解码节点（kv_consumer）。"
+        "每一项违反都会报 ValueError。（v0.24.0rc1 只是警告并忽略，因此本规则从 v0.25.1rc1 开始。）",
+    ),
+    sources=("vllm-ascend@v0.25.1rc1:vllm_ascend/platform.py L650-670", "vllm-ascend@main:vllm_ascend/platform.py L835-862",
+             "vllm_ascend_facts.md section 4.6"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --scheduling-policy priority "
+        "--additional-config '{\"scheduler_config\": {\"short_request_first_config\": {\"enabled\": true}}}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B "
+        "--additional-config '{\"scheduler_config\": {\"short_request_first_config\": {\"enabled\": true}}}'\n",
+        version="main",
+    ),),
+)
+
+
+@check(SHORT_FIRST)
+def short_first(scope: Scope):
+    """short_request_first_config with a non-fcfs policy, batch-job / profiling scheduling, or on kv_consumer."""
+    if not since(scope, NESTED_SCHEDULER_SINCE):
+        return
+    found = scheduler_setting(scope, "short_request_first_config", "v0.24.0rc1")
+    if found is None or not _enabled(found[0]):
+        return
+    serve, where = scope.serve, at_version(scope)
+    span = key_span(serve, "--additional-config", f"{found[1]}.enabled")
+    policy_option = serve.opt("--scheduling-policy")
+    policy = policy_option.value.text if policy_option is not None and policy_option.value is not None else "fcfs"
+    problems = []
+    if policy is not None and policy != "fcfs":
+        problems.append(f"--scheduling-policy {policy} (it needs fcfs)")
+    for other in ("batch_job_sched_config", "profiling_chunk_config"):
+        other_found = scheduler_setting(scope, other, None)
+        if other_found is not None and _enabled(other_found[0]):
+            problems.append(f"{other_found[1]} enabled")
+    if scope.get("kv_role") == "kv_consumer":
+        problems.append("a PD decode node (kv_role kv_consumer)")
+    for problem in problems:
+        yield Finding(SHORT_FIRST, f"{found[1]}.enabled=true with {problem}: {where} stops with ValueError", span,
+                      Fix("disable short_request_first_config here, or remove the conflicting setting"))
+
+
+DYNTRA = RuleMeta(
+    id="QL528",
+    name="dyntra-lb-placement",
+    severity="error",
+    requires=("additional_config", "kv_role", "dp", "dp_local", "version"),
+    title=Text(en="DyntraLB enabled outside a single-node PD decode instance with DP",
+               zh="DyntraLB 开在了单节点、带 DP 的 PD 解码实例之外"),
+    why=Text(
+        en="DyntraLB (scheduler_config.dyntra_lb_config, main only) balances KV-cache load across the DP ranks "
+        "of a decode instance on one node. main stops with ValueError when it is enabled without kv_role "
+        "kv_consumer, with --data-parallel-size 1, with a DP group spread over nodes, or together with balance "
+        "scheduling or profiling_chunk_config.",
+        zh="DyntraLB（scheduler_config.dyntra_lb_config，仅 main）在单个节点内的解码实例各 DP rank 之间均衡 KV 缓存负载。"
+        "若开启时 kv_role 不是 kv_consumer、--data-parallel-size 为 1、DP 组跨越多个节点，或与均衡调度、"
+        "profiling_chunk_config 同时开启，main 会以 ValueError 退出。",
+    ),
+    sources=("vllm-ascend@main:vllm_ascend/platform.py L864-893", "vllm_ascend_facts.md section 4.6"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 "
+        "--additional-config '{\"scheduler_config\": {\"dyntra_lb_config\": {\"enabled\": true}}}'\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 "
+        "--additional-config '{\"scheduler_config\": {\"dyntra_lb_config\": {\"enabled\": true}}}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="main",
+    ),),
+)
+
+
+@check(DYNTRA)
+def dyntra(scope: Scope):
+    """dyntra_lb_config.enabled off a single-node kv_consumer with DP > 1, or with balance/profiling."""
+    if scope.get("version") != MAIN:
+        return
+    nested = scope.get("additional_config").get("scheduler_config")
+    if not isinstance(nested, dict) or not _enabled(nested.get("dyntra_lb_config")):
+        return
+    span = key_span(scope.serve, "--additional-config", "scheduler_config.dyntra_lb_config.enabled")
+    role, dp, local = scope.get("kv_role"), scope.get("dp"), scope.get("dp_local")
+    problems = []
+    if role != "kv_consumer":
+        problems.append(_role(role) + " (it needs kv_consumer)")
+    if dp <= 1:
+        problems.append(f"--data-parallel-size {dp} (it needs DP > 1)")
+    elif local is not None and local < dp:
+        problems.append(f"a DP group spread over nodes ({local} of {dp} ranks here)")
+    if balance_scheduling(scope) is not None:
+        problems.append("balance scheduling")
+    profiling = scheduler_setting(scope, "profiling_chunk_config", None)
+    if profiling is not None and _enabled(profiling[0]):
+        problems.append("profiling_chunk_config")
+    for problem in problems:
+        yield Finding(DYNTRA, f"scheduler_config.dyntra_lb_config enabled with {problem}: main stops with ValueError",
+                      span, Fix("enable DyntraLB only on single-node PD decode instances with DP > 1"))
+
+
+REDUCE_SAMPLE = RuleMeta(
+    id="QL529",
+    name="reduce-sample-conflicts",
+    severity="error",
+    requires=("additional_config", "kv_role", "version"),
+    title=Text(en="enable_reduce_sample where it is refused", zh="在被拒绝的场景下开启了 enable_reduce_sample"),
+    why=Text(
+        en="The experimental reduced sampling path is refused with ValueError on PD prefill nodes (kv_producer) "
+        "and together with finegrained_tp_config.lmhead_tensor_parallel_size. The check exists in v0.23.0 and on "
+        "main; v0.24.0rc1 and v0.25.1rc1 were cut without it and accept the setting.",
+        zh="实验性的精简采样路径在 PD 预填充节点（kv_producer）上，以及与 finegrained_tp_config.lmhead_tensor_parallel_size "
+        "同用时会报 ValueError。该检查存在于 v0.23.0 与 main；v0.24.0rc1、v0.25.1rc1 未包含它，会接受这一设置。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L324-338", "vllm-ascend@main:vllm_ascend/ascend_config.py L291-310",
+             "vllm-ascend@v0.25.1rc1:vllm_ascend/ascend_config.py L273", "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_reduce_sample\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_producer\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_reduce_sample\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+def _reduce_sample_checked(scope: Scope) -> bool:
+    tag = scope.get("version")
+    return tag == MAIN or (since(scope, "v0.23.0") and not since(scope, "v0.24.0rc1"))
+
+
+@check(REDUCE_SAMPLE)
+def reduce_sample(scope: Scope):
+    """enable_reduce_sample on kv_producer or with lmhead TP."""
+    config = scope.get("additional_config")
+    if config.get("enable_reduce_sample") is not True or not _reduce_sample_checked(scope):
+        return
+    span = key_span(scope.serve, "--additional-config", "enable_reduce_sample")
+    where = at_version(scope)
+    lmhead = config.get("finegrained_tp_config", {})
+    lmhead = lmhead.get("lmhead_tensor_parallel_size", 0) if isinstance(lmhead, dict) else 0
+    if isinstance(lmhead, int) and lmhead > 0:
+        yield Finding(REDUCE_SAMPLE, f"enable_reduce_sample with finegrained_tp_config.lmhead_tensor_parallel_size "
+                      f"{lmhead}: {where} stops with ValueError (incompatible)", span,
+                      Fix("disable one of enable_reduce_sample and lmhead tensor parallel"))
+    if scope.get("kv_role") == "kv_producer":
+        yield Finding(REDUCE_SAMPLE, f"enable_reduce_sample on a PD prefill node (kv_role kv_producer): {where} stops "
+                      "with ValueError", span, Fix("drop enable_reduce_sample on prefill nodes"))
+
+
+KV_NZ = RuleMeta(
+    id="QL530",
+    name="kv-nz-constraints",
+    severity="error",
+    requires=("additional_config", "kv_role", "version"),
+    optional=("mla_attention",),
+    title=Text(en="enable_kv_nz outside an MLA model's PD decode node", zh="enable_kv_nz 用在了 MLA 模型 PD 解码节点之外"),
+    why=Text(
+        en="The NZ layout for the KV cache is implemented for MLA attention (DeepSeek style) on PD decode nodes "
+        "only: vllm-ascend raises RuntimeError for any other model and NotImplementedError when the instance is "
+        "not a kv_consumer. Qwen3/Qwen3.5/Qwen3.6 use GQA attention.",
+        zh="KV 缓存的 NZ 布局只为 PD 解码节点上的 MLA 注意力（DeepSeek 类）实现：其他模型会触发 RuntimeError，实例不是 "
+        "kv_consumer 时会触发 NotImplementedError。Qwen3/Qwen3.5/Qwen3.6 使用的是 GQA 注意力。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L269-280", "vllm-ascend@main:vllm_ascend/ascend_config.py L251-260",
+             "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --additional-config '{\"enable_kv_nz\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(KV_NZ)
+def kv_nz(scope: Scope):
+    """enable_kv_nz on a non-MLA model or off a kv_consumer."""
+    if scope.get("additional_config").get("enable_kv_nz") is not True or not since(scope, "v0.18.0"):
+        return
+    span = key_span(scope.serve, "--additional-config", "enable_kv_nz")
+    mla = scope.known("mla_attention")
+    if mla is not None and mla.value is False:
+        yield Finding(KV_NZ, f"enable_kv_nz on a GQA model: {at_version(scope)} stops with RuntimeError "
+                      "'enable_kv_nz is only supported for mla currently'", span, Fix("drop enable_kv_nz"))
+        return
+    role = scope.get("kv_role")
+    if role != "kv_consumer":
+        yield Finding(KV_NZ, f"enable_kv_nz with {_role(role)}: {at_version(scope)} stops with NotImplementedError "
+                      "(PD decode nodes only)", span, Fix("use enable_kv_nz only on kv_consumer instances"))
+
+
+# =============================================================================
+# --kv-transfer-config
+# =============================================================================
+
+LOAD_FAILURE = RuleMeta(
+    id="QL531",
+    name="kv-load-failure-recompute-hybrid",
+    severity="error",
+    requires=("kv_transfer", "is_hybrid", "version"),
+    title=Text(en="kv_load_failure_policy recompute on a hybrid model",
+               zh="混合模型使用 kv_load_failure_policy recompute"),
+    why=Text(
+        en="When a KV block fails to load, policy 'recompute' reschedules the request to compute it again. "
+        "vllm-ascend cannot do that for hybrid GDN models (Qwen3.5/3.6, Qwen3-Next) and, from v0.21.0rc1, stops "
+        "with AssertionError. vLLM's default 'fail' is accepted.",
+        zh="KV 块加载失败时，策略 recompute 会重新调度请求并重算。vllm-ascend 无法对混合 GDN 模型（Qwen3.5/3.6、"
+        "Qwen3-Next）这样做，自 v0.21.0rc1 起会以 AssertionError 退出。vLLM 默认的 fail 可以使用。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L903-911", "vllm-ascend@main:vllm_ascend/platform.py L927-934",
+             "vllm@v0.23.0:vllm/config/kv_transfer.py L70-73", "vllm_ascend_facts.md section 4.6"),
+    fix="safe",
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
+        "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_load_failure_policy\": \"recompute\"}'\n",
+        good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
+        "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_load_failure_policy\": \"fail\"}'\n",
+        fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
+        "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_load_failure_policy\": \"fail\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(LOAD_FAILURE)
+def load_failure(scope: Scope):
+    """kv_load_failure_policy recompute with a hybrid model."""
+    config = scope.get("kv_transfer")
+    if not config or config.get("kv_load_failure_policy") != "recompute" or not scope.get("is_hybrid"):
+        return
+    if not since(scope, "v0.21.0rc1"):
+        return
+    span = key_span(scope.serve, "--kv-transfer-config", "kv_load_failure_policy")
+    option = scope.serve.opt("--kv-transfer-config")
+    mapped = option.json is not None and "kv_load_failure_policy" in option.json.key_spans
+    yield Finding(
+        LOAD_FAILURE,
+        f"kv_load_failure_policy \"recompute\" on a hybrid GDN model: {at_version(scope)} stops with AssertionError "
+        "'Hybrid models do not support recompute mode kv load failure policy now'",
+        span,
+        Fix('use "kv_load_failure_policy": "fail" (vLLM\'s default)', [Edit(span, '"fail"')] if mapped else []),
+    )
+
+
+KV_OVERWRITTEN = RuleMeta(
+    id="QL532",
+    name="kv-transfer-fields-overwritten",
+    severity="info",
+    requires=("kv_transfer", "version"),
+    title=Text(en="A kv-transfer-config field that vllm-ascend overwrites", zh="vllm-ascend 会改写的 kv-transfer-config 字段"),
+    why=Text(
+        en="vllm-ascend rewrites three kv-transfer-config fields at startup: engine_id gets a random suffix "
+        "(so the ids in the seed scripts need not be unique and the docs dropped them), and from v0.21.0rc1 "
+        "kv_buffer_size is reset to 1e9 and enable_permute_local_kv to false, because both only matter for GPU "
+        "connector backends. The values written have no effect.",
+        zh="vllm-ascend 在启动时会改写 kv-transfer-config 的三个字段：engine_id 会被追加随机后缀（因此种子脚本里的 id "
+        "无需唯一，文档也已删除它们）；自 v0.21.0rc1 起 kv_buffer_size 被重置为 1e9，enable_permute_local_kv 被重置为 "
+        "false，因为两者只对 GPU 连接器后端有意义。写上的取值不起作用。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L482-488", "vllm-ascend@main:vllm_ascend/platform.py L594-620",
+             "vllm_ascend_facts.md section 4.8", "vllm_ascend_facts.md section 7 item 18"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config "
+        "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"engine_id\": \"1\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config "
+        "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(KV_OVERWRITTEN)
+def kv_overwritten(scope: Scope):
+    """engine_id, kv_buffer_size != 1e9, enable_permute_local_kv=true in --kv-transfer-config."""
+    config = scope.get("kv_transfer")
+    if not config or not since(scope, "v0.13.0"):
+        return
+    serve, where = scope.serve, at_version(scope)
+    if config.get("engine_id") is not None:
+        yield Finding(
+            KV_OVERWRITTEN,
+            f"engine_id {json.dumps(config['engine_id'])}: {where} appends a random suffix to it, so it need not "
+            "be unique and can be left out",
+            key_span(serve, "--kv-transfer-config", "engine_id"),
+            Fix("drop engine_id from --kv-transfer-config"),
+        )
+    if not since(scope, "v0.21.0rc1"):
+        return
+    size = config.get("kv_buffer_size")
+    if isinstance(size, (int, float)) and not isinstance(size, bool) and size != 1e9:
+        yield Finding(KV_OVERWRITTEN, f"kv_buffer_size {size:g}: {where} resets it to 1e9 (it only sizes GPU "
+                      "connector buffers)", key_span(serve, "--kv-transfer-config", "kv_buffer_size"),
+                      Fix("drop kv_buffer_size"))
+    if config.get("enable_permute_local_kv") is True:
+        yield Finding(KV_OVERWRITTEN, f"enable_permute_local_kv true: {where} resets it to false",
+                      key_span(serve, "--kv-transfer-config", "enable_permute_local_kv"),
+                      Fix("drop enable_permute_local_kv"))
+
+
+VLLM_CONNECTORS = (
+    "ExampleConnector", "ExampleHiddenStatesConnector", "P2pNcclConnector", "LMCacheConnectorV1",
+    "LMCacheMPConnector", "NixlConnector", "MultiConnector", "MoRIIOConnector", "OffloadingConnector",
+    "DecodeBenchConnector", "MooncakeConnector", "MooncakeStoreConnector", "FlexKVConnectorV1",
+    "SimpleCPUOffloadConnector", "HF3FSKVConnector",
+)
+ASCEND_CONNECTORS = (
+    "MooncakeConnectorV1", "MooncakeHybridConnector", "MooncakeConnectorStoreV1", "AscendStoreConnector",
+    "MooncakeLayerwiseConnector", "UCMConnector", "LMCacheAscendConnector", "RecomputeCPUOffloadConnector",
+    "SfaRemoteD2HConnector",
+)
+
+UNKNOWN_CONNECTOR = RuleMeta(
+    id="QL533",
+    name="kv-connector-unknown",
+    severity="error",
+    requires=("kv_transfer", "version"),
+    title=Text(en="kv_connector names no registered connector", zh="kv_connector 不是任何已注册的连接器"),
+    why=Text(
+        en="vLLM looks kv_connector up in its connector registry, which vllm-ascend extends with its own "
+        "connectors (MooncakeConnectorV1, MooncakeLayerwiseConnector, ...); an unknown name stops startup with "
+        "ValueError 'Unsupported connector type'. A connector loaded through kv_connector_module_path is not "
+        "looked up and is not checked. The names are those registered by vLLM 0.17.0-0.23.0 and vllm-ascend "
+        "v0.17.0rc1 to main.",
+        zh="vLLM 在其连接器注册表中查找 kv_connector，vllm-ascend 又向其中加入了自己的连接器（MooncakeConnectorV1、"
+        "MooncakeLayerwiseConnector 等）；未知名称会让启动以 ValueError “Unsupported connector type” 失败。通过 "
+        "kv_connector_module_path 加载的连接器不经过查找，不做检查。名称表取自 vLLM 0.17.0-0.23.0 与 vllm-ascend "
+        "v0.17.0rc1 至 main 注册的连接器。",
+    ),
+    sources=("vllm@v0.23.0:vllm/distributed/kv_transfer/kv_connector/factory.py L96-128",
+             "vllm-ascend@v0.23.0:vllm_ascend/distributed/kv_transfer/__init__.py L21-87",
+             "vllm-ascend@main:vllm_ascend/distributed/kv_transfer/__init__.py L21-101", "vllm_ascend_facts.md section 4.8"),
+    fix="unsafe",
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorv1\", \"kv_role\": \"kv_consumer\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        fixed="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(UNKNOWN_CONNECTOR)
+def unknown_connector(scope: Scope):
+    """A kv_connector name outside the vLLM and vllm-ascend registries (no module path)."""
+    config = scope.get("kv_transfer")
+    if not config or config.get("kv_connector_module_path") or not since(scope, "v0.17.0rc1"):
+        return
+    name = config.get("kv_connector")
+    known = VLLM_CONNECTORS + ASCEND_CONNECTORS
+    if not isinstance(name, str) or name in known:
+        return
+    span = key_span(scope.serve, "--kv-transfer-config", "kv_connector")
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+    lowered = [k for k in known if k.lower() == name.lower()]
+    suggestion = (lowered or close or [None])[0]
+    option = scope.serve.opt("--kv-transfer-config")
+    mapped = option.json is not None and "kv_connector" in option.json.key_spans
+    yield Finding(
+        UNKNOWN_CONNECTOR,
+        f"kv_connector {json.dumps(name)} is not a registered connector: {at_version(scope)} stops with ValueError "
+        f"'Unsupported connector type'" + (f"; did you mean {suggestion}?" if suggestion else ""),
+        span,
+        Fix(f"use {suggestion}" if suggestion else "use a registered connector such as MooncakeConnectorV1",
+            [Edit(span, json.dumps(suggestion))] if suggestion and mapped else [], "unsafe"),
+    )
+
+
+# =============================================================================
+# Speculative decoding
+# =============================================================================
+
+SPEC_QUANT = RuleMeta(
+    id="QL534",
+    name="speculative-quantization-ignored",
+    severity="info",
+    requires=("speculative", "version"),
+    fix="safe",
+    title=Text(en="quantization in --speculative-config is ignored", zh="--speculative-config 中的 quantization 被忽略"),
+    why=Text(
+        en="On Ascend the draft model always uses the main model's quantization method: from v0.21.0rc1 "
+        "vllm-ascend resets speculative-config quantization to None with a warning.",
+        zh="在昇腾上，草稿模型始终沿用主模型的量化方式：自 v0.21.0rc1 起，vllm-ascend 会把 speculative-config 的 "
+        "quantization 重置为 None 并打印警告。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L420-432", "vllm-ascend@main:vllm_ascend/platform.py L583-592",
+             "vllm_ascend_facts.md section 4.3"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config "
+        "'{\"method\": \"mtp\", \"num_speculative_tokens\": 1, \"quantization\": \"ascend\"}'\n",
+        good="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(SPEC_QUANT)
+def spec_quant(scope: Scope):
+    """speculative-config quantization (reset by vllm-ascend)."""
+    config = scope.get("speculative")
+    if not config or config.get("quantization") is None or not since(scope, "v0.21.0rc1"):
+        return
+    yield Finding(
+        SPEC_QUANT,
+        f"--speculative-config quantization {json.dumps(config['quantization'])}: {at_version(scope)} resets it "
+        "to None; the draft uses the main model's quantization",
+        key_span(scope.serve, "--speculative-config", "quantization"),
+        Fix("drop quantization from --speculative-config"),
+    )
+
+
+MTP_ALIASES = (
+    "deepseek_mtp", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp", "glm4_moe_lite_mtp", "glm_ocr_mtp", "ernie_mtp",
+    "nemotron_h_mtp", "exaone_moe_mtp", "exaone4_5_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "longcat_flash_mtp",
+    "pangu_ultra_moe_mtp", "step3p5_mtp", "hy_v3_mtp", "gemma4_mtp",
+)
+
+MTP_ALIAS = RuleMeta(
+    id="QL535",
+    name="mtp-method-alias",
+    severity="info",
+    requires=("speculative", "version"),
+    fix="safe",
+    title=Text(en="A model-specific MTP method name that vLLM rewrites to mtp",
+               zh="vLLM 会改写为 mtp 的模型专用 MTP 方法名"),
+    why=Text(
+        en="vLLM 0.23.0 folds every model-specific MTP method (qwen3_5_mtp, qwen3_next_mtp, deepseek_mtp, ...) "
+        "into \"mtp\" and logs that the old name is deprecated. The seeds use qwen3_5_mtp, newer tutorials use "
+        "mtp; both start, so this is information only. It is reported from v0.23.0rc1, the first release on "
+        "vLLM 0.23.0 whose code was read.",
+        zh="vLLM 0.23.0 会把各模型专用的 MTP 方法名（qwen3_5_mtp、qwen3_next_mtp、deepseek_mtp 等）统一改写为 \"mtp\"，"
+        "并提示旧名称已弃用。种子文档使用 qwen3_5_mtp，较新的教程使用 mtp；两者都能启动，因此仅作提示。从 v0.23.0rc1 "
+        "（首个基于 vLLM 0.23.0、且已核对其代码的版本）开始报告。",
+    ),
+    sources=("vllm@v0.23.0:vllm/config/speculative.py L34-53", "vllm@v0.23.0:vllm/config/speculative.py L550-554",
+             "vllm_ascend_facts.md section 4.4"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 3}'\n",
+        good="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n",
+        fixed="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(MTP_ALIAS)
+def mtp_alias(scope: Scope):
+    """A model-specific MTP method alias (rewritten to mtp by vLLM 0.23.0)."""
+    config = scope.get("speculative")
+    if not config or config.get("method") not in MTP_ALIASES or not since(scope, "v0.23.0rc1"):
+        return
+    span = key_span(scope.serve, "--speculative-config", "method")
+    option = scope.serve.opt("--speculative-config")
+    mapped = option.json is not None and "method" in option.json.key_spans
+    yield Finding(
+        MTP_ALIAS,
+        f"speculative method {json.dumps(config['method'])} is an alias: vLLM {'main' if scope.get('version') == MAIN else '0.23.0'} "
+        f"({at_version(scope)}) rewrites it to \"mtp\" with a deprecation warning",
+        span,
+        Fix('write "method": "mtp"', [Edit(span, '"mtp"')] if mapped else []),
+    )
+
+
+ASYNC_METHODS = ("eagle", "eagle3", "extract_hidden_states", "dflash", "draft_model", "ngram_gpu", "mtp") + MTP_ALIASES
+
+ASYNC_SPEC = RuleMeta(
+    id="QL536",
+    name="async-scheduling-spec-method",
+    severity="error",
+    requires=("speculative", "version"),
+    title=Text(en="--async-scheduling with a speculative method it does not support",
+               zh="--async-scheduling 与其不支持的投机方法同用"),
+    why=Text(
+        en="Async scheduling works with EAGLE/MTP, draft-model and GPU n-gram speculative decoding. When "
+        "--async-scheduling is given explicitly, vLLM 0.23.0 stops with ValueError for any other method (ngram, "
+        "suffix, medusa, ...) and for disable_padded_drafter_batch=true; without the flag it only switches async "
+        "scheduling off with a warning.",
+        zh="异步调度支持 EAGLE/MTP、草稿模型与 GPU n-gram 投机解码。显式给出 --async-scheduling 时，对其他方法（ngram、"
+        "suffix、medusa 等）以及 disable_padded_drafter_batch=true，vLLM 0.23.0 会以 ValueError 退出；不加该参数时只会打印"
+        "警告并关闭异步调度。",
+    ),
+    sources=("vllm@v0.23.0:vllm/config/vllm.py L933-955", "vllm@v0.23.0:vllm/config/speculative.py L54-57",
+             "vllm_ascend_facts.md section 4.4"),
+    fix="safe",
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --async-scheduling --speculative-config "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3, \"prompt_lookup_max\": 4}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --speculative-config "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3, \"prompt_lookup_max\": 4}'\n",
+        fixed="vllm serve Qwen/Qwen3.6-27B --speculative-config "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3, \"prompt_lookup_max\": 4}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(ASYNC_SPEC)
+def async_spec(scope: Scope):
+    """Explicit --async-scheduling with a method outside EAGLE/MTP/draft model/ngram_gpu."""
+    serve = scope.serve
+    config = scope.get("speculative")
+    if not serve.has("--async-scheduling") or not config or not since(scope, "v0.23.0rc1"):
+        return
+    method = config.get("method")
+    if method is None and config.get("model") is not None:
+        method = "ngram" if config.get("model") in ("ngram", "[ngram]") else "draft_model"
+    option = serve.opt("--async-scheduling")
+    where = at_version(scope)
+    if isinstance(method, str) and method not in ASYNC_METHODS:
+        yield Finding(
+            ASYNC_SPEC,
+            f"--async-scheduling with speculative method {json.dumps(method)}: {where} stops with ValueError "
+            "'Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
+            "speculative decoding'",
+            option.span,
+            Fix("drop --async-scheduling (vLLM then runs without it)", drop(option)),
+        )
+    elif config.get("disable_padded_drafter_batch") is True:
+        yield Finding(ASYNC_SPEC, f"--async-scheduling with disable_padded_drafter_batch=true: {where} stops with "
+                      "ValueError", option.span, Fix("drop --async-scheduling", drop(option)))

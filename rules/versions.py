@@ -1,1 +1,298 @@
-"""(being written)"""
+"""Release rules: options a release's parser does not know, features that reached Atlas 300I
+(310P) late, and which FlashComm1 switch a release reads.
+
+Each finding names the vllm-ascend release it assumed (``at_version``). Sources:
+``knowledge/data/serve_flags.toml`` (``added_in`` / ``removed_in`` from the vLLM 0.17.0 ..
+0.23.0 parsers), the vllm-ascend release notes and PRs for 310P, and
+``vllm_ascend_facts.md section 2.2`` / ``section 3.2`` / ``section 7 item 2`` for FlashComm1.
+Sub-config keys per release are QL105's job (``rules/flags.py``), removed env vars QL512's.
+"""
+
+from __future__ import annotations
+
+import json
+
+from qlint.knowledge.base import MAIN, parse_version
+from qlint.knowledge.models import Text
+from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+from qlint.rules.platform_310p import at_version, release
+
+MOE_ON_310P_SINCE = "v0.15.0rc1"  # vllm-ascend#6530 "310p support MOE models"
+DRAFT_SPEC_ON_310P_SINCE = "v0.21.0rc1"  # vllm-ascend#10309 "Qwen3.5 Support MTP and graphmode" (310P)
+FLASHCOMM1_KEY_SINCE = "v0.20.2rc1"  # ascend_config.py reads enable_flashcomm1 from this tag on
+FLASHCOMM1_ENV_SINCE = "v0.11.0rc1"  # envs.py renamed VLLM_ASCEND_ENABLE_FLASHCOMM -> ...FLASHCOMM1
+NGRAM_METHODS = ("ngram", "ngram_gpu", "suffix")  # proposers that need no draft model
+
+
+def paired_vllm(scope: Scope, tag: str) -> str:
+    """The vLLM version a vllm-ascend release pairs with (``0.23.0``), or ``main``."""
+    if tag == MAIN:
+        return MAIN
+    for item in scope.kb.releases:
+        if item.tag == tag:
+            return item.vllm.removeprefix("v")
+    return parse_version(tag).base_version
+
+
+def _vllm_of(tag: str) -> str:
+    """The vLLM version named by an ``added_in`` / ``removed_in`` release tag."""
+    return parse_version(tag).base_version
+
+
+# -- QL550 --------------------------------------------------------------------
+
+FLAG_RELEASE = RuleMeta(
+    id="QL550",
+    name="serve-flag-not-in-release",
+    severity="error",
+    requires=("version",),
+    fix="unsafe",
+    faq="version-pairing",
+    title=Text(en="The release's vllm serve does not have this option yet, or any more",
+               zh="该版本的 vllm serve 还没有（或已不再有）这个参数"),
+    why=Text(
+        en="vllm-ascend vX.Y.Z ships vLLM vX.Y.Z, and vllm serve only accepts the options of that vLLM. An "
+        "option copied from newer documentation stops an older image with 'unrecognized arguments'; an option "
+        "vLLM dropped stops a newer image the same way. The first and last releases come from comparing the "
+        "option lists of the vLLM 0.17.0 to 0.23.0 parsers; options older than 0.17.0 are not dated.",
+        zh="vllm-ascend vX.Y.Z 搭配 vLLM vX.Y.Z，vllm serve 只接受该 vLLM 版本的参数。照着较新文档写的参数，"
+        "在旧镜像上会以 “unrecognized arguments” 退出；vLLM 已删除的参数在新镜像上同样会退出。参数出现与"
+        "消失的版本来自对 vLLM 0.17.0 到 0.23.0 各版本参数列表的比对；早于 0.17.0 的参数不标注版本。",
+    ),
+    sources=(
+        "vllm@v0.23.0:vllm/engine/arg_utils.py L914",
+        "vllm@v0.20.2:vllm/engine/arg_utils.py L868",
+        "vllm@v0.17.0:vllm/engine/arg_utils.py L951",
+        "vllm_ascend_facts.md section 0",
+        "vllm_ascend_facts.md section 5",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B --mamba-backend triton --tensor-parallel-size 2\n",
+            good="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n",
+            fixed="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n",
+            version="v0.18.0",
+        ),
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B --swap-space 16\n",
+            good="vllm serve Qwen/Qwen3.6-27B\n",
+            fixed="vllm serve Qwen/Qwen3.6-27B\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+@check(FLAG_RELEASE)
+def flag_release(scope: Scope):
+    """Options whose ``added_in`` is after, or ``removed_in`` at or before, the release in use."""
+    version = release(scope)
+    tag = scope.get("version")
+    where = f"{at_version(scope)} (vLLM {paired_vllm(scope, tag)})"
+    for option in scope.serve.all_options:
+        spec = scope.kb.flag_index.get(option.name) if option.known else None
+        if spec is None:
+            continue
+        if spec.added_in and version < parse_version(spec.added_in):
+            message = (f"{option.spelled} arrived with vLLM {_vllm_of(spec.added_in)} (vllm-ascend {spec.added_in}); "
+                       f"{where} stops with 'unrecognized arguments'")
+            advice = f"remove {option.spelled}, or use a {spec.added_in} or later image"
+        elif spec.removed_in and version >= parse_version(spec.removed_in):
+            message = (f"{option.spelled} was removed in vLLM {_vllm_of(spec.removed_in)} (vllm-ascend "
+                       f"{spec.removed_in}); {where} stops with 'unrecognized arguments'")
+            advice = f"remove {option.spelled}"
+        else:
+            continue
+        yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, [Edit(option.span, "")], "unsafe"))
+
+
+# -- QL551 --------------------------------------------------------------------
+
+LATE_ON_310P = RuleMeta(
+    id="QL551",
+    name="feature-late-on-310p",
+    severity="error",
+    requires=("hardware", "version", "speculative"),
+    optional=("moe", "model"),
+    fix="none",
+    faq="atlas-300i-duo-deployment",
+    title=Text(en="The feature reached Atlas 300I (310P) in a later release",
+               zh="该特性在更晚的版本才支持 Atlas 300I（310P）"),
+    why=Text(
+        en="Atlas inference products (310P) run their own worker, attention and MoE code in vllm-ascend, and "
+        "features arrive there later than on Atlas A2/A3: MoE models from v0.15.0rc1 (vllm-ascend#6530, "
+        "release notes of v0.15.0rc1) and speculative decoding with a draft model (MTP, EAGLE) from "
+        "v0.21.0rc1, which added the 310P proposer (vllm-ascend#10309). n-gram proposers need no draft "
+        "model and are not reported. A model that itself reached 310P later is reported by QL511 instead.",
+        zh="Atlas 推理产品（310P）在 vllm-ascend 中使用独立的 worker、注意力与 MoE 实现，特性到达时间晚于 "
+        "Atlas A2/A3：MoE 模型自 v0.15.0rc1 起支持（vllm-ascend#6530，见 v0.15.0rc1 发布说明），带草稿模型的"
+        "投机解码（MTP、EAGLE）自 v0.21.0rc1 起支持，该版本加入了 310P 的 proposer（vllm-ascend#10309）。"
+        "n-gram 不需要草稿模型，不在此报告。若模型本身在 310P 上更晚才支持，由 QL511 报告。",
+    ),
+    sources=(
+        "vllm-ascend#6530",
+        "vllm-ascend#10309",
+        "vllm-ascend@main:docs/source/user_guide/release_notes.md L1005",
+        "vllm-ascend@main:docs/source/user_guide/release_notes.md L324",
+        "vllm-ascend@v0.21.0rc1:vllm_ascend/_310p/spec_decode/llm_base_proposer_310.py",
+        "vllm_ascend_facts.md section 4.1",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve /models/Qwen3-32B --dtype float16 --speculative-config "
+            "'{\"method\": \"eagle3\", \"model\": \"/models/eagle3\", \"num_speculative_tokens\": 2}'\n",
+            good="vllm serve /models/Qwen3-32B --dtype float16 --speculative-config "
+            "'{\"method\": \"ngram\", \"num_speculative_tokens\": 2, \"prompt_lookup_max\": 4}'\n",
+            hardware="310p",
+            version="v0.18.0",
+        ),
+        Example(
+            bad="vllm serve Qwen/Qwen3-30B-A3B --dtype float16 --tensor-parallel-size 2\n",
+            good="vllm serve Qwen/Qwen3-32B --dtype float16 --tensor-parallel-size 2\n",
+            hardware="310p",
+            version="v0.13.0",
+        ),
+    ),
+)
+
+
+def _model_reported_by_ql511(scope: Scope) -> bool:
+    """True when the model itself reaches 310P after this release (QL511 says so)."""
+    match = scope.known("model")
+    first = match.value.model.first_vllm_ascend_310p if match is not None else None
+    return first is not None and release(scope) < parse_version(first)
+
+
+@check(LATE_ON_310P)
+def late_on_310p(scope: Scope):
+    """MoE models before v0.15.0rc1 and draft-model speculative decoding before v0.21.0rc1 on 310P."""
+    if scope.get("hardware") != "310p" or _model_reported_by_ql511(scope):
+        return
+    version, where = release(scope), at_version(scope)
+    serve = scope.serve
+    moe = scope.known("moe")
+    if moe is not None and moe.value and version < parse_version(MOE_ON_310P_SINCE):
+        yield Finding(
+            LATE_ON_310P,
+            f"{scope.known('model').value.model.id} is a MoE model; MoE models run on Atlas 300I (310P) from "
+            f"vllm-ascend {MOE_ON_310P_SINCE} on, the script runs {where}",
+            serve.model.span if serve.model is not None else serve.span,
+            Fix(f"use a {MOE_ON_310P_SINCE} or later -310p image (latest stable {scope.kb.latest_stable.tag})"),
+        )
+    config = scope.get("speculative")
+    if not config or version >= parse_version(DRAFT_SPEC_ON_310P_SINCE):
+        return
+    method = config.get("method")
+    if not isinstance(method, str) or method in NGRAM_METHODS:
+        return
+    option = serve.opt("--speculative-config")
+    span = option.json.key_spans.get("method", option.span) if option.json is not None else option.span
+    yield Finding(
+        LATE_ON_310P,
+        f"speculative decoding with method {json.dumps(method)} on Atlas 300I (310P): the 310P draft proposer "
+        f"arrived in vllm-ascend {DRAFT_SPEC_ON_310P_SINCE}, the script runs {where}",
+        span,
+        Fix(f"drop --speculative-config on this release, or use a {DRAFT_SPEC_ON_310P_SINCE} or later -310p image"),
+    )
+
+
+# -- QL552 --------------------------------------------------------------------
+
+FLASHCOMM1_SWITCH = RuleMeta(
+    id="QL552",
+    name="flashcomm1-switch-by-version",
+    severity="warning",
+    requires=("additional_config", "version"),
+    fix="none",
+    faq="flashcomm1-when",
+    title=Text(en="The FlashComm1 switch used is not the one this release reads",
+               zh="所用的 FlashComm1 开关不是该版本读取的那个"),
+    why=Text(
+        en="FlashComm v1 has had three switches: the environment variable VLLM_ASCEND_ENABLE_FLASHCOMM1 "
+        "(from v0.11.0rc1; earlier releases read VLLM_ASCEND_ENABLE_FLASHCOMM), the additional-config key "
+        "enable_flashcomm1 (read from v0.20.2rc1, and then preferred over the variable, which is marked "
+        "deprecated), and nothing on main, where both are ignored. Seed 000 uses the key and seeds 001/003 "
+        "the variable; both work from v0.20.2rc1 up to v0.26. The key on an older release, or the variable on "
+        "a release before its name, silently leaves FlashComm1 off. When both are set with different values "
+        "the key wins, which is reported as info. The dead switches on main are already reported by "
+        "QL105/QL512 (and QL404), so this rule stays silent there.",
+        zh="FlashComm v1 先后有三种开关：环境变量 VLLM_ASCEND_ENABLE_FLASHCOMM1（自 v0.11.0rc1 起；更早的版本读取 "
+        "VLLM_ASCEND_ENABLE_FLASHCOMM）、additional-config 键 enable_flashcomm1（自 v0.20.2rc1 起读取，且优先于"
+        "已被标为弃用的环境变量），以及 main 分支上的“无”：两者都被忽略。种子 000 用的是键，种子 001/003 用的是"
+        "环境变量；从 v0.20.2rc1 到 v0.26 两者都有效。在更早的版本上用键、或在变量改名之前的版本上用新变量名，"
+        "FlashComm1 都会悄悄保持关闭。两者同时设置且取值不同时以键为准，按提示级别报告。main 上失效的开关已由 "
+        "QL105/QL512（以及 QL404）报告，本规则在 main 上不重复报告。",
+    ),
+    sources=(
+        "vllm-ascend@v0.20.2rc1:vllm_ascend/ascend_config.py L83-87",
+        "vllm-ascend@v0.19.1rc1:vllm_ascend/envs.py L74",
+        "vllm-ascend@v0.11.0rc1:vllm_ascend/envs.py L136-137",
+        "vllm-ascend@v0.23.0:vllm_ascend/utils.py L903-929",
+        "vllm-ascend@main:vllm_ascend/ascend_config.py L44-48",
+        "000_94316b1b2010938d.txt section 5.1",
+        "vllm_ascend_facts.md section 2.2",
+        "vllm_ascend_facts.md section 7 item 2",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --tensor-parallel-size 2 --enable-expert-parallel "
+            "--additional-config '{\"enable_flashcomm1\": true}'\n",
+            good="export VLLM_ASCEND_ENABLE_FLASHCOMM1=1\nvllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 "
+            "--tensor-parallel-size 2 --enable-expert-parallel\n",
+            version="v0.19.1rc1",
+        ),
+    ),
+)
+
+
+def _env_on(serve, name: str):
+    """(is on, setting) for a 0/1 variable; None when unset or symbolic."""
+    setting = serve.env.get(name)
+    if setting is None or setting.value is None or setting.value.text is None:
+        return None
+    return setting.value.text.strip().lower() in ("1", "true"), setting
+
+
+@check(FLASHCOMM1_SWITCH)
+def flashcomm1_switch(scope: Scope):
+    """enable_flashcomm1 before v0.20.2rc1, the new env name before v0.11.0rc1, key vs env disagreement."""
+    tag = scope.get("version")
+    if tag == MAIN:
+        return
+    version, where = release(scope), at_version(scope)
+    serve = scope.serve
+    config = scope.get("additional_config")
+    env = _env_on(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1")
+    if "enable_flashcomm1" in config and version < parse_version(FLASHCOMM1_KEY_SINCE):
+        option = serve.opt("--additional-config")
+        span = option.json.key_spans.get("enable_flashcomm1", option.span) if option.json else option.span
+        uses_env = env is not None and env[0] and version >= parse_version(FLASHCOMM1_ENV_SINCE)
+        state = "on through VLLM_ASCEND_ENABLE_FLASHCOMM1" if uses_env else "off"
+        yield Finding(
+            FLASHCOMM1_SWITCH,
+            f"additional-config enable_flashcomm1 is read from vllm-ascend {FLASHCOMM1_KEY_SINCE} on; {where} "
+            f"ignores it, so FlashComm1 stays {state}",
+            span,
+            Fix("on this release switch FlashComm1 with export VLLM_ASCEND_ENABLE_FLASHCOMM1=1"),
+        )
+    elif env is not None and version < parse_version(FLASHCOMM1_ENV_SINCE):
+        yield Finding(
+            FLASHCOMM1_SWITCH,
+            f"VLLM_ASCEND_ENABLE_FLASHCOMM1 is read from vllm-ascend {FLASHCOMM1_ENV_SINCE} on; {where} reads "
+            "VLLM_ASCEND_ENABLE_FLASHCOMM instead",
+            env[1].span,
+            Fix("on this release export VLLM_ASCEND_ENABLE_FLASHCOMM=1"),
+        )
+    elif "enable_flashcomm1" in config and env is not None and bool(config["enable_flashcomm1"]) != env[0]:
+        option = serve.opt("--additional-config")
+        span = option.json.key_spans.get("enable_flashcomm1", option.span) if option.json else option.span
+        key_value = json.dumps(config["enable_flashcomm1"])
+        yield Finding(
+            FLASHCOMM1_SWITCH,
+            f"additional-config enable_flashcomm1={key_value} overrides VLLM_ASCEND_ENABLE_FLASHCOMM1="
+            f"{env[1].value.text} at {where}: FlashComm1 is {'on' if config['enable_flashcomm1'] else 'off'}",
+            span,
+            Fix("keep one FlashComm1 switch (the additional-config key; the variable is deprecated)"),
+            severity="info",
+        )

@@ -44,3 +44,7 @@ def lint(text: str, hardware=None, version=None, path="script.sh"):
 
 def rule_ids(findings):
     return sorted({f.rule.id for f in findings})
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "docs_build: builds the whole bilingual qdoc site with Sphinx (~10 s)")

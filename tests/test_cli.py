@@ -144,3 +144,27 @@ def test_console_script_runs(tmp_path):
     completed = subprocess.run([sys.executable, "-m", "qlint.linter.cli", path], capture_output=True, text=True)
     assert completed.returncode == 1
     assert "QL206" in completed.stdout
+
+
+def test_files_on_one_command_line_are_one_deployment():
+    seeds = FIXTURES / "seeds"
+    names = ["s003_pd_run_p.sh", "s003_pd_run_d0.sh", "s003_pd_run_d1.sh", "s003_pd_proxy.sh"]
+    result = run(["--format", "json", "--hardware", "a3", "--vllm-ascend-version", "v0.22.1rc1",
+                  *[str(seeds / n) for n in names]])
+    rules = {item["rule"] for item in json.loads(result.stdout)}
+    assert "QL613" in rules and not rules & {"QL610", "QL611", "QL612", "QL614"}
+
+
+def test_launcher_option_evaluates_the_template_per_rank():
+    template = str(FIXTURES / "seeds" / "s001_pd_decode_template.sh")
+    plain = run(["--format", "json", "--vllm-ascend-version", "v0.23.0", template])
+    assert "QL208" not in {i["rule"] for i in json.loads(plain.stdout)}  # $3 unknown: no guess
+    bound = run(["--format", "json", "--vllm-ascend-version", "v0.23.0", template,
+                 "--launcher", "python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.2"])
+    found = [i for i in json.loads(bound.stdout) if i["rule"] == "QL208"]
+    assert len(found) == 1 and "--data-parallel-size 8" in found[0]["message"]
+
+
+def test_bad_launcher_is_usage_error(tmp_path):
+    path = write(tmp_path, "run.sh", CLEAN)
+    assert run([path, "--launcher", "python other.py"]).exit_code == 2
