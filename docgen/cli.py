@@ -87,6 +87,14 @@ def build_command(out, lang, output_format, source):
         sys.exit(1)
     click.echo(f"qdoc: linted {report.blocks} shell blocks in {sum(len(t.guide_pages) for t in trees.values())} "
                "guide pages: clean")
+    if output_format == "html" and "zh_CN" in langs:
+        from qlint.docgen.cli_zh import untranslated
+        from qlint.docgen.pages import CLI_COMMANDS
+
+        missing = untranslated(CLI_COMMANDS)
+        if missing:
+            click.echo("qdoc: note: CLI help without a Chinese translation (English kept; add it to "
+                       f"qlint/docgen/cli_zh.py): {', '.join(missing)}", err=True)
     out = out or default_out(output_format)
     if output_format == "markdown":
         for code, tree in trees.items():

@@ -42,6 +42,7 @@ OPTIONS = {
     "--statistics": "按规则统计问题数量，而不逐条列出。",
     "--color": "为级别着色（auto：在终端中着色，除非设置了 NO_COLOR）。",
     "--show": "打印生效的配置以及每个取值的来源。",
+    "--launcher": "运行 DP 模板脚本的 launch_online_dp.py 命令，例如 'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'。",
     "--lang": "说明文字的语言。",
     "--out": "输出目录（HTML 站点或 Markdown 树）。",
     "--source": "生成的 MyST 源文件所在目录。",
@@ -61,3 +62,31 @@ RUBRICS = {
     "Commands": "子命令",
     "Environment variables": "环境变量",
 }
+
+
+def untranslated(commands: tuple[tuple[str, str], ...]) -> list[str]:
+    """Command paths and options of the given CLIs (``(prog, "module:attr")``) without Chinese text."""
+    import importlib
+
+    import click
+
+    missing: list[str] = []
+
+    def walk(command: click.Command, path: str) -> None:
+        if command.hidden:
+            return
+        if (command.help or command.short_help) and path not in COMMANDS:
+            missing.append(path)
+        for param in command.params:
+            if isinstance(param, click.Option) and param.help and not param.hidden:
+                name = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+                if f"{path} {name}" not in OPTIONS and name not in OPTIONS:
+                    missing.append(f"{path} {name}")
+        if isinstance(command, click.Group):
+            for name in sorted(command.commands):
+                walk(command.commands[name], f"{path} {name}")
+
+    for prog, target in commands:
+        module, _, attribute = target.partition(":")
+        walk(getattr(importlib.import_module(module), attribute), prog)
+    return missing

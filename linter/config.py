@@ -24,11 +24,12 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Literal
 
 from qlint.linter.catalog import all_rules, find_rule, match_selector
+
+if TYPE_CHECKING:
+    from qlint.linter.config_schema import QlintConfig
 from qlint.rules.base import SEVERITY_RANK, Severity
 
 DEFAULT_FAIL_LEVEL = "warning"
@@ -47,55 +48,6 @@ class ConfigError(Exception):
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
-
-
-def _check_selectors(values: list[str]) -> list[str]:
-    for value in values:
-        if not match_selector(value):
-            raise ValueError(f"{value!r} names no rule (see `qlint rules`)")
-    return values
-
-
-class QlintConfig(BaseModel):
-    """The ``[tool.qlint]`` table. Every key is optional; unknown keys are errors."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    select: list[str] | None = None
-    ignore: list[str] = Field(default_factory=list)
-    severity: dict[str, Severity] = Field(default_factory=dict)
-    hardware: Literal["a2", "a3", "310p"] | None = None
-    vllm_ascend: str | None = Field(default=None, alias="vllm-ascend")
-    fail_level: Severity | None = Field(default=None, alias="fail-level")
-
-    @field_validator("select", "ignore")
-    @classmethod
-    def _known_selectors(cls, value):
-        return value if value is None else _check_selectors(value)
-
-    @field_validator("severity")
-    @classmethod
-    def _known_rules(cls, value: dict[str, str]) -> dict[str, str]:
-        out = {}
-        for key, level in value.items():
-            meta = find_rule(key)
-            if meta is None:
-                raise ValueError(f"{key!r} names no rule (see `qlint rules`)")
-            out[meta.id] = level
-        return out
-
-    @field_validator("vllm_ascend")
-    @classmethod
-    def _release_tag(cls, value):
-        from qlint.knowledge.base import parse_version
-
-        if value is None:
-            return value
-        try:
-            parse_version(value)
-        except Exception:
-            raise ValueError(f"{value!r} is not a release tag like v0.23.0") from None
-        return value
 
 
 KEYS = {"select": "select", "ignore": "ignore", "severity": "severity", "hardware": "hardware",
@@ -164,6 +116,10 @@ def load_config_file(path: Path) -> ConfigFile:
     table = data.get("tool", {}).get("qlint", {}) if is_pyproject else data
     if not isinstance(table, dict):
         raise ConfigError("[tool.qlint] must be a table", str(path))
+    from pydantic import ValidationError  # validation only when a configuration file exists
+
+    from qlint.linter.config_schema import QlintConfig
+
     try:
         config = QlintConfig.model_validate(table)
     except ValidationError as error:

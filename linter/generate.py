@@ -15,7 +15,10 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from qlint.knowledge.base import KnowledgeBase, parse_version
-from qlint.knowledge.models import Hardware, Model, ModelVariant, Recipe
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from qlint.knowledge.models import Hardware, Model, ModelVariant, Recipe
 
 SCENARIOS = ("high-throughput", "low-latency", "long-context")
 FIT_FRACTION = 0.6

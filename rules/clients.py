@@ -10,7 +10,7 @@ import json
 import re
 import shlex
 
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import ClientCommand, Value

@@ -13,7 +13,7 @@ import json
 import re
 
 from qlint.knowledge.base import parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 

@@ -14,7 +14,7 @@ import json
 import re
 
 from qlint.knowledge.base import MAIN
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, check, fact
 from qlint.rules.plan import Span

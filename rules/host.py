@@ -8,7 +8,7 @@ Sources: ``vllm_ascend_facts.md section 7`` item 15 (seeds 000 and 003 run
 
 from __future__ import annotations
 
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Command

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from qlint.knowledge.base import parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 from qlint.rules.plan import Option

@@ -4,7 +4,7 @@ TP vs attention heads, EP vs routed experts.
 
 from __future__ import annotations
 
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 

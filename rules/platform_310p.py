@@ -12,7 +12,7 @@ from __future__ import annotations
 from packaging.version import InvalidVersion, Version
 
 from qlint.knowledge.base import parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
 from qlint.rules.plan import ServeCommand, Span

@@ -7,7 +7,7 @@ models), ``section 4.4`` (Qwen3.5 MTP and ``mamba_cache_mode=all``), ``section 7
 
 from __future__ import annotations
 
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 

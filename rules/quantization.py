@@ -9,7 +9,7 @@ the ValueError for ``--quantization ascend`` on a checkpoint without
 from __future__ import annotations
 
 from qlint.knowledge.base import parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span

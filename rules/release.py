@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.images import parse_image
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, check, fact
 from qlint.rules.plan import DockerRun

@@ -10,7 +10,7 @@ L2220-2248``; vllm-ascend v0.11.0rc1 ``core/schedule_config.py`` (ascend schedul
 from __future__ import annotations
 
 from qlint.knowledge.base import parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 from qlint.rules.graph_capture import (

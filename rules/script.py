@@ -8,7 +8,7 @@ a blank line).
 
 from __future__ import annotations
 
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span

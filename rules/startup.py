@@ -14,7 +14,7 @@ import difflib
 import json
 
 from qlint.knowledge.base import MAIN, parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
 from qlint.rules.plan import Option, ServeCommand, Span

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from qlint.knowledge.base import MAIN, parse_version
-from qlint.knowledge.models import Text
+from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.platform_310p import at_version, release

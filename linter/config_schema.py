@@ -1,0 +1,65 @@
+"""The pydantic schema of the ``[tool.qlint]`` / ``.qlint.toml`` table.
+
+Imported only when a configuration file is found, so that a plain lint run
+does not pay for importing pydantic.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from qlint.linter.catalog import find_rule, match_selector
+from qlint.rules.base import Severity
+
+
+def _check_selectors(values: list[str]) -> list[str]:
+    for value in values:
+        if not match_selector(value):
+            raise ValueError(f"{value!r} names no rule (see `qlint rules`)")
+    return values
+
+
+class QlintConfig(BaseModel):
+    """The ``[tool.qlint]`` table. Every key is optional; unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    select: list[str] | None = None
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    hardware: Literal["a2", "a3", "310p"] | None = None
+    vllm_ascend: str | None = Field(default=None, alias="vllm-ascend")
+    fail_level: Severity | None = Field(default=None, alias="fail-level")
+
+    @field_validator("select", "ignore")
+    @classmethod
+    def _known_selectors(cls, value):
+        return value if value is None else _check_selectors(value)
+
+    @field_validator("severity")
+    @classmethod
+    def _known_rules(cls, value: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for key, level in value.items():
+            meta = find_rule(key)
+            if meta is None:
+                raise ValueError(f"{key!r} names no rule (see `qlint rules`)")
+            out[meta.id] = level
+        return out
+
+    @field_validator("vllm_ascend")
+    @classmethod
+    def _release_tag(cls, value):
+        from qlint.knowledge.base import parse_version
+
+        if value is None:
+            return value
+        try:
+            parse_version(value)
+        except Exception:
+            raise ValueError(f"{value!r} is not a release tag like v0.23.0") from None
+        return value
+
+
