@@ -46,10 +46,11 @@ def find_chromium() -> str:
     sys.exit("chromium not found: apt-get update && apt-get install -y chromium fonts-noto-cjk")
 
 
-def shoot(browser: str, page: Path, target: Path, width: int, height: int) -> None:
+def shoot(browser: str, page: Path, fragment: str, target: Path, width: int, height: int) -> None:
+    url = page.as_uri() + (f"#{fragment}" if fragment else "")
     with tempfile.TemporaryDirectory(prefix="qdoc-chromium-") as profile:
         command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                   f"--screenshot={target}", page.as_uri()]
+                   f"--screenshot={target}", url]
         subprocess.run(command, check=True, capture_output=True, timeout=120)
     if not target.is_file() or target.stat().st_size == 0:
         sys.exit(f"no screenshot written for {page}")
@@ -58,7 +59,7 @@ def shoot(browser: str, page: Path, target: Path, width: int, height: int) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-build", action="store_true", help="use the site already in docs/_build/html")
-    parser.add_argument("--page", action="append", help="page under the site root (repeatable)")
+    parser.add_argument("--page", action="append", help="page under the site root, optionally with #anchor (repeatable)")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=1800)
     args = parser.parse_args()
@@ -67,11 +68,13 @@ def main() -> None:
     browser = find_chromium()
     SHOTS.mkdir(parents=True, exist_ok=True)
     for name in args.page or DEFAULT_PAGES:
-        page = SITE / name
+        path, _, fragment = name.partition("#")
+        page = SITE / path
         if not page.is_file():
             sys.exit(f"{page} does not exist; build the site first")
-        target = SHOTS / (name.replace("/", "__").removesuffix(".html") + ".png")
-        shoot(browser, page, target, args.width, args.height)
+        stem = path.replace("/", "__").removesuffix(".html") + (f"__{fragment}" if fragment else "")
+        target = SHOTS / f"{stem}.png"
+        shoot(browser, page, fragment, target, args.width, args.height)
         print(f"{target} ({target.stat().st_size} bytes)")
 
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import click
+from dataclasses import dataclass
 
 from qlint import __version__
 
@@ -160,6 +161,9 @@ def _use_color(choice: str) -> bool:
               help="Output format [default: text; github when GITHUB_ACTIONS=true].")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad input).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files in place, then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="Also apply fixes that change behaviour beyond the finding (TP/DP, lengths); with --fix or --diff.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing.")
 @click.option("--no-inline-suppressions", is_flag=True, help="Ignore every '# qlint: disable' comment.")
 @click.option("--show-suppressed", is_flag=True, help="Text format: also list suppressed findings with their reasons.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no notes.")
@@ -170,7 +174,8 @@ def _use_color(choice: str) -> bool:
               help="The launch_online_dp.py command that runs the DP template(s), e.g. "
                    "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.")
 def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
-                  fix, no_inline_suppressions, show_suppressed, quiet, statistics, color, launcher):
+                  fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics, color,
+                  launcher):
     """Lint launch scripts (files, directories, or - for stdin)."""
     from qlint.knowledge.base import KnowledgeError, load
     from qlint.linter.config import ConfigError, resolve
@@ -180,8 +185,13 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     output_format = _choose_format(output_format, statistics)
     overrides = _overrides(hardware, version, select, ignore, fail_level)
     groups = _deployments(paths)
+    if unsafe_fixes and not (fix or show_diff):
+        raise click.UsageError("--unsafe-fixes goes with --fix or --diff")
+    if fix and show_diff:
+        raise click.UsageError("--diff shows the fixes without writing; drop --fix")
     if fix and any("-" in group for group in groups):
         raise click.UsageError("--fix rewrites files; it cannot be used with - (stdin)")
+    mode = FixMode(write=fix, diff=show_diff, unsafe=unsafe_fixes)
     cache = _config_cache(config_path)
     try:
         kb = load()
@@ -199,7 +209,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     checked = []  # (LintResult, Effective)
     notices = []  # sarif.Notice of each input error
     for group in groups:
-        checked += _lint_group(group, cache, overrides, settings, kb, chosen_launcher, fix, quiet, notices,
+        checked += _lint_group(group, cache, overrides, settings, kb, chosen_launcher, mode, quiet, notices,
                                inline=not no_inline_suppressions)
     results = [result for result, _ in checked]
     _report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
@@ -210,7 +220,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     sys.exit(1 if failing and not exit_zero else 0)
 
 
-def _lint_group(group, cache, overrides, settings, kb, launcher, fix, quiet, notices, *, inline):
+def _lint_group(group, cache, overrides, settings, kb, launcher, mode, quiet, notices, *, inline):
     """Lint one deployment: per-file policies, optional fixes, then the deployment pass."""
     from qlint.linter.config import ConfigError, resolve
     from qlint.linter.deployment import lint_deployment
@@ -229,7 +239,7 @@ def _lint_group(group, cache, overrides, settings, kb, launcher, fix, quiet, not
         def lint(content: bytes, display=display, policy=policy):
             return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
 
-        result = _lint_path(path, display, lint, fix, quiet, notices)
+        result = _lint_path(path, display, lint, mode, quiet, notices)
         if result is None:
             continue
         inputs.append((display, result.source.data))
@@ -240,9 +250,18 @@ def _lint_group(group, cache, overrides, settings, kb, launcher, fix, quiet, not
     return [(result, effectives[result.path]) for result in results]
 
 
-def _lint_path(path, display, lint, fix, quiet, notices):
-    """Read, lint (and with ``fix`` repair) one path; None after an input error (added to ``notices``)."""
-    from qlint.linter.fixer import fix_bytes, write_atomic
+@dataclass(frozen=True)
+class FixMode:
+    """What to do with fixes: ``write`` (--fix), ``diff`` (--diff), ``unsafe`` (--unsafe-fixes)."""
+
+    write: bool = False
+    diff: bool = False
+    unsafe: bool = False
+
+
+def _lint_path(path, display, lint, mode, quiet, notices):
+    """Read, lint (and with fixes asked for, repair or diff) one path; None after an input error."""
+    from qlint.linter.fixer import fix_bytes, unified_diff, write_atomic
     from qlint.linter.sarif import Notice
 
     def failed(line, column, message):
@@ -253,12 +272,15 @@ def _lint_path(path, display, lint, fix, quiet, notices):
         data = _read(path)
     except OSError as error:
         return failed(1, 1, f"cannot read file: {error.strerror or error}")
-    if not fix:
+    if not (mode.write or mode.diff):
         result = lint(data)
     else:
-        outcome = fix_bytes(display, data, lint)
+        outcome = fix_bytes(display, data, lint, unsafe=mode.unsafe)
         result = outcome.result
-        if outcome.data is not None:
+        if outcome.data is not None and mode.diff:
+            click.echo(unified_diff(display, data, outcome.data), nl=False)
+            result = lint(data)  # nothing was written: report the file as it is
+        elif outcome.data is not None:
             try:
                 write_atomic(path, outcome.data)
             except OSError as error:

@@ -44,8 +44,9 @@ def _native(edits: list[Edit], crlf: bool) -> list[Edit]:
     return [Edit(edit.span, re.sub(r"(?<!\r)\n", "\r\n", edit.text)) for edit in edits]
 
 
-def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult]) -> FixOutcome:
-    """Apply safe fixes to ``data`` (the content of ``path``) in up to MAX_ROUNDS rounds.
+def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult], unsafe: bool = False) -> FixOutcome:
+    """Apply safe fixes (and unsafe ones with ``unsafe``) to ``data`` (the content of
+    ``path``) in up to MAX_ROUNDS rounds.
 
     ``lint`` lints bytes with the caller's settings and policy. Only findings in
     ``path`` itself are fixed; suppressed findings are never fixed.
@@ -57,7 +58,7 @@ def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult]) -> Fi
         return FixOutcome(first)
     current, applied = first, 0
     for _ in range(MAX_ROUNDS):
-        edits = fix_edits([f for f in current.findings if f.path == path])
+        edits = fix_edits([f for f in current.findings if f.path == path], unsafe=unsafe)
         if not edits:
             break
         text = current.source.text
@@ -93,3 +94,13 @@ def write_atomic(path: str, data: bytes) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    """The change as a unified diff (``--- a/path`` / ``+++ b/path``), empty when equal."""
+    import difflib
+
+    old = before.decode("utf-8", "replace").splitlines(keepends=True)
+    new = after.decode("utf-8", "replace").splitlines(keepends=True)
+    name = path.lstrip("/")
+    return "".join(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}"))

@@ -126,7 +126,10 @@ def _compile(patterns: tuple[str, ...]) -> tuple[list[re.Pattern[str]], re.Patte
         return compiled, None
     # One pass per line: the union of all patterns with their groups unnamed.
     union = "|".join(f"(?:{_NAMED_GROUP.sub('(?:', pattern)})" for pattern in patterns)
-    return compiled, re.compile(union)
+    try:
+        return compiled, re.compile(union)
+    except re.error:  # e.g. an inline flag that is only valid at a pattern's start: no prefilter
+        return compiled, re.compile("")
 
 
 def _matcher(kb: KnowledgeBase) -> _Matcher:
@@ -255,7 +258,9 @@ def _bound(line: str | bytes) -> str | bytes:
     return line[:half] + (b"\r" if isinstance(line, (bytes, bytearray)) else "\r") + line[-half:]
 
 
-def explain_log(text: str | bytes, kb: KnowledgeBase | None = None, *, max_matches: int = MAX_MATCHES) -> list[LogMatch]:
+def explain_log(
+    text: str | bytes, kb: KnowledgeBase | None = None, *, max_matches: int = MAX_MATCHES
+) -> list[LogMatch]:
     """Explain a whole log given as text (bytes are decoded with ``errors="replace"``)."""
     if isinstance(text, (bytes, bytearray)):
         return explain_stream(io.BytesIO(bytes(text)), kb, max_matches=max_matches)
@@ -292,7 +297,9 @@ def _stream_lines(stream: IO[Any]) -> Iterator[str | bytes]:
         yield chunk
 
 
-def explain_stream(stream: IO[Any], kb: KnowledgeBase | None = None, *, max_matches: int = MAX_MATCHES) -> list[LogMatch]:
+def explain_stream(
+    stream: IO[Any], kb: KnowledgeBase | None = None, *, max_matches: int = MAX_MATCHES
+) -> list[LogMatch]:
     """Explain a log read from an open file or stdin (binary preferred: ``sys.stdin.buffer``)."""
     return explain_lines(_stream_lines(stream), kb, max_matches=max_matches)
 

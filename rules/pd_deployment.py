@@ -209,7 +209,7 @@ def _int_opt(serve: ServeCommand, flag: str) -> int | None:
 
 @check(DP_SPREAD)
 def dp_spread(scope: Scope):
-    groups: dict[tuple[str, str], list[tuple[LaunchPlan, ServeCommand]]] = {}
+    groups: dict[tuple[str, str, str | None], list[tuple[LaunchPlan, ServeCommand]]] = {}
     for plan, serve_scope in serve_scopes(scope):
         serve = serve_scope.serve
         if serve.opt("--data-parallel-size-local") is None or serve.opt("--data-parallel-rank") is not None:
@@ -218,9 +218,14 @@ def dp_spread(scope: Scope):
         port = serve.opt("--data-parallel-rpc-port")
         if address is None or address.value is None or address.value.text is None:
             continue
-        key = (address.value.text, port.value.text if port is not None and port.value is not None else "29550")
+        # A DP group is one vLLM instance: a prefill engine and a decode engine never share one, even when
+        # their scripts name the same address (tutorials write the node's own IP as one placeholder, e.g.
+        # Qwen3.5-397B-A17B.md section 5.4: "--data-parallel-address ${IP_ADDRESS}" on both P and D).
+        role = serve_scope.known("kv_role")
+        key = (address.value.text, port.value.text if port is not None and port.value is not None else "29550",
+               role.value if role is not None else None)
         groups.setdefault(key, []).append((plan, serve))
-    for (address, port), members in groups.items():
+    for (address, port, _role), members in groups.items():
         sizes = {_int_opt(s, "--data-parallel-size") for _, s in members}
         if None in sizes:
             continue

@@ -1056,3 +1056,622 @@ def async_spec(scope: Scope):
     elif config.get("disable_padded_drafter_batch") is True:
         yield Finding(ASYNC_SPEC, f"--async-scheduling with disable_padded_drafter_batch=true: {where} stops with "
                       "ValueError", option.span, Fix("drop --async-scheduling", drop(option)))
+
+
+# =============================================================================
+# Graph capture
+# =============================================================================
+
+COMPILE_MODES = {1: "STOCK_TORCH_COMPILE", 2: "DYNAMO_TRACE_ONCE", "STOCK_TORCH_COMPILE": "STOCK_TORCH_COMPILE",
+                 "DYNAMO_TRACE_ONCE": "DYNAMO_TRACE_ONCE"}
+NO_COMPILE = (0, "0", "NONE")
+
+COMPILE_MODE = RuleMeta(
+    id="QL537",
+    name="compilation-mode-disables-graphs",
+    severity="warning",
+    requires=("compilation", "enforce_eager", "version"),
+    title=Text(en="The compilation mode turns ACL graphs off", zh="编译模式导致 ACL 图被关闭"),
+    why=Text(
+        en="On NPU only compilation mode 0 (NONE) and 3 (VLLM_COMPILE, the default) exist. With mode 1 or 2 "
+        "vllm-ascend releases up to v0.25.1rc1 set cudagraph_mode to NONE with a warning (main instead resets "
+        "the mode to NONE, keeping only FULL graphs). PIECEWISE and FULL_AND_PIECEWISE graphs also need mode 3: "
+        "with mode 0 vLLM quietly sets cudagraph_mode to NONE. Either way the script runs eager without saying so.",
+        zh="NPU 上只有编译模式 0（NONE）和 3（VLLM_COMPILE，默认）。使用模式 1 或 2 时，v0.25.1rc1 及以前的 vllm-ascend "
+        "会打印警告并把 cudagraph_mode 设为 NONE（main 则把模式重置为 NONE，只保留 FULL 图）。PIECEWISE 与 "
+        "FULL_AND_PIECEWISE 也需要模式 3：模式 0 下 vLLM 会悄悄把 cudagraph_mode 设为 NONE。两种情况下脚本都会在不知不觉中"
+        "以 eager 模式运行。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L535-540", "vllm-ascend@main:vllm_ascend/platform.py L974-979",
+             "vllm@v0.23.0:vllm/config/vllm.py L1157-1168", "vllm_ascend_facts.md section 4.5"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"mode\": 0, \"cudagraph_mode\": \"PIECEWISE\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"mode\": 0, \"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(COMPILE_MODE)
+def compile_mode(scope: Scope):
+    """compilation mode 1/2, or mode 0 with a piecewise cudagraph_mode."""
+    config = scope.get("compilation")
+    if scope.get("enforce_eager") or "mode" not in config:
+        return
+    mode = config["mode"]
+    mode = mode.upper() if isinstance(mode, str) else mode
+    graphs = config.get("cudagraph_mode")
+    graphs = graphs.upper() if isinstance(graphs, str) else "FULL_AND_PIECEWISE"
+    span = key_span(scope.serve, "--compilation-config", "mode")
+    where = at_version(scope)
+    if mode in COMPILE_MODES:
+        effect = ("resets the mode to NONE; " + ("PIECEWISE graphs are dropped" if graphs in PIECEWISE_MODES
+                  else f"{graphs} graphs stay")) if scope.get("version") == MAIN else "sets cudagraph_mode to NONE"
+        yield Finding(COMPILE_MODE, f"compilation mode {COMPILE_MODES[mode]} is not supported on NPU: {where} {effect}",
+                      span, Fix("drop mode from --compilation-config (VLLM_COMPILE is the default)"))
+    elif mode in NO_COMPILE and graphs in PIECEWISE_MODES and "cudagraph_mode" in config:
+        yield Finding(COMPILE_MODE, f"cudagraph_mode {graphs} needs compilation mode VLLM_COMPILE; with mode 0 vLLM "
+                      f"sets it to NONE ({where} then runs eager)", span,
+                      Fix("drop \"mode\": 0, or use cudagraph_mode FULL_DECODE_ONLY"))
+
+
+CAPTURE_MAX = RuleMeta(
+    id="QL538",
+    name="capture-max-mismatch",
+    severity="error",
+    requires=("compilation", "capture_sizes", "cudagraph_mode", "batched_tokens"),
+    fix="safe",
+    title=Text(en="max_cudagraph_capture_size disagrees with cudagraph_capture_sizes",
+               zh="max_cudagraph_capture_size 与 cudagraph_capture_sizes 不一致"),
+    why=Text(
+        en="When --compilation-config gives both cudagraph_capture_sizes and max_cudagraph_capture_size, vLLM "
+        "first drops the sizes above --max-num-batched-tokens and then requires the maximum to equal the "
+        "largest size left; otherwise it stops with ValueError. Giving only one of the two avoids the check.",
+        zh="当 --compilation-config 同时给出 cudagraph_capture_sizes 与 max_cudagraph_capture_size 时，vLLM 先去掉大于 "
+        "--max-num-batched-tokens 的尺寸，再要求最大值等于剩下的最大尺寸，否则以 ValueError 退出。只写其中一个即可避免"
+        "这一检查。",
+    ),
+    sources=("vllm@v0.23.0:vllm/config/vllm.py L1689-1763", "vllm_ascend_facts.md section 4.5"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [8, 16, 32], \"max_cudagraph_capture_size\": 64}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [8, 16, 32], \"max_cudagraph_capture_size\": 32}'\n",
+        fixed="vllm serve Qwen/Qwen3.6-27B --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [8, 16, 32], \"max_cudagraph_capture_size\": 32}'\n",
+    ),),
+)
+
+
+@check(CAPTURE_MAX, relations=(("equals", "compilation", "capture_sizes"),))
+def capture_max(scope: Scope):
+    """Both capture settings given and max != the largest size <= max-num-batched-tokens."""
+    sizes, limit = scope.get("capture_sizes"), scope.get("compilation").get("max_cudagraph_capture_size")
+    if not sizes or not isinstance(limit, int) or isinstance(limit, bool) or scope.get("cudagraph_mode") == "NONE":
+        return
+    budget = scope.get("batched_tokens")
+    kept = [size for size in sizes if size <= budget]
+    largest = max(kept) if kept else 0
+    if limit == largest:
+        return
+    span = key_span(scope.serve, "--compilation-config", "max_cudagraph_capture_size")
+    option = scope.serve.opt("--compilation-config")
+    mapped = option.json is not None and "max_cudagraph_capture_size" in option.json.key_spans
+    dropped = f" (sizes above --max-num-batched-tokens {budget} are dropped first)" if len(kept) < len(sizes) else ""
+    yield Finding(
+        CAPTURE_MAX,
+        f"max_cudagraph_capture_size {limit} differs from the largest capture size {largest}{dropped}: vLLM stops "
+        "with ValueError 'customized max_cudagraph_capture_size ... should be consistent with the max value of "
+        "cudagraph_capture_sizes'",
+        span,
+        Fix(f"set max_cudagraph_capture_size to {largest}, or drop it",
+            [Edit(span, str(largest))] if mapped and largest else []),
+    )
+
+
+CAPTURE_BUDGET = RuleMeta(
+    id="QL539",
+    name="capture-sizes-above-batched-tokens",
+    severity="warning",
+    requires=("capture_sizes", "cudagraph_mode", "batched_tokens", "mtp_tokens"),
+    fix="safe",
+    title=Text(en="Capture sizes above --max-num-batched-tokens are dropped",
+               zh="大于 --max-num-batched-tokens 的捕获尺寸会被丢弃"),
+    why=Text(
+        en="A step never holds more tokens than --max-num-batched-tokens, so vLLM drops larger entries of "
+        "cudagraph_capture_sizes with only a log line ('is overridden by config'). The list in the script then "
+        "is not what runs; with every entry dropped no graph is captured. (With speculative decoding in a FULL "
+        "mode QL401 reports this together with its rounding.)",
+        zh="单步的 token 数不会超过 --max-num-batched-tokens，因此 vLLM 会丢弃 cudagraph_capture_sizes 中更大的项，"
+        "只在日志里提一句（“is overridden by config”）。脚本里的列表因此不是实际运行的列表；若全部被丢弃，则不会捕获任何图。"
+        "（FULL 模式下开启投机解码时，由 QL401 连同取整一起报告。）",
+    ),
+    sources=("vllm@v0.23.0:vllm/config/vllm.py L1689-1700", "vllm@v0.23.0:vllm/config/vllm.py L1765-1775",
+             "vllm_ascend_facts.md section 4.5"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --max-num-batched-tokens 64 --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [16, 32, 64, 128]}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --max-num-batched-tokens 64 --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [16, 32, 64]}'\n",
+        fixed="vllm serve Qwen/Qwen3.6-27B --max-num-batched-tokens 64 --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [16, 32, 64]}'\n",
+    ),),
+)
+
+
+@check(CAPTURE_BUDGET, relations=(("in_range", "capture_sizes", "batched_tokens"),))
+def capture_budget(scope: Scope):
+    """Explicit capture sizes larger than --max-num-batched-tokens (outside QL401's spec-decode case)."""
+    sizes, mode = scope.get("capture_sizes"), scope.get("cudagraph_mode")
+    if not sizes or mode == "NONE" or (mode in FULL_ONLY_MODES + ("FULL_AND_PIECEWISE",) and scope.get("mtp_tokens") >= 1):
+        return
+    budget = scope.get("batched_tokens")
+    too_big = sorted({size for size in sizes if size > budget})
+    if not too_big:
+        return
+    kept = [size for size in sizes if size <= budget]
+    span = key_span(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
+    option = scope.serve.opt("--compilation-config")
+    mapped = option.json is not None and "cudagraph_capture_sizes" in option.json.key_spans
+    raw = option.value.raw if option.value is not None else ""
+    text = "[" + (", " if ", " in raw or len(kept) < 2 else ",").join(map(str, kept)) + "]"
+    result = f"keeps {text}" if kept else "keeps none, so no graph is captured"
+    yield Finding(
+        CAPTURE_BUDGET,
+        f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: vLLM drops them and {result}",
+        span,
+        Fix(f"list only sizes up to {budget}" + (f": {text}" if kept else ""), [Edit(span, text)] if mapped and kept else []),
+    )
+
+
+TP_ALIGNED = RuleMeta(
+    id="QL540",
+    name="tp-aligned-capture-sizes",
+    severity="error",
+    requires=("additional_config", "tp", "expert_parallel", "capture_sizes", "cudagraph_mode", "version"),
+    title=Text(en="Shared-expert DP needs capture sizes that are multiples of TP",
+               zh="共享专家 DP 需要 TP 整数倍的捕获尺寸"),
+    why=Text(
+        en="enable_shared_expert_dp (effective only with --enable-expert-parallel and TP > 1) splits tokens "
+        "across TP ranks like sequence parallelism, and so does enable_dsa_cp on main. With graphs on, "
+        "vllm-ascend keeps only capture sizes that are multiples of TP and asserts when none is left. "
+        "FlashComm1 has the same constraint and is reported by QL404.",
+        zh="enable_shared_expert_dp（仅在 --enable-expert-parallel 且 TP > 1 时生效）像序列并行一样把 token 切分到各 TP "
+        "rank，main 上的 enable_dsa_cp 也是如此。开启图模式时，vllm-ascend 只保留 TP 整数倍的捕获尺寸，一个不剩时断言失败。"
+        "FlashComm1 有同样的约束，由 QL404 报告。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L114-122", "vllm-ascend@v0.23.0:vllm_ascend/platform.py L549-568",
+             "vllm-ascend@main:vllm_ascend/platform.py L1040-1064", "vllm_ascend_facts.md section 4.5"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --tensor-parallel-size 4 --enable-expert-parallel "
+        "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [1, 2]}' "
+        "--additional-config '{\"enable_shared_expert_dp\": true}'\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --tensor-parallel-size 4 --enable-expert-parallel "
+        "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [4, 8]}' "
+        "--additional-config '{\"enable_shared_expert_dp\": true}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(TP_ALIGNED, relations=(("divides", "tp", "capture_sizes"),))
+def tp_aligned(scope: Scope):
+    """enable_shared_expert_dp (EP, TP>1) or enable_dsa_cp (main) with capture sizes not multiples of TP."""
+    config, tp, sizes = scope.get("additional_config"), scope.get("tp"), scope.get("capture_sizes")
+    if tp <= 1 or not sizes or scope.get("cudagraph_mode") == "NONE" or not since(scope, "v0.23.0rc1"):
+        return
+    if config.get("enable_shared_expert_dp") is True and scope.get("expert_parallel"):
+        switch = "enable_shared_expert_dp"
+    elif config.get("enable_dsa_cp") is True and scope.get("version") == MAIN:
+        switch = "enable_dsa_cp"
+    else:
+        return
+    kept = [size for size in sizes if size % tp == 0]
+    dropped = [size for size in sizes if size % tp]
+    if not dropped:
+        return
+    span = key_span(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
+    where = at_version(scope)
+    if not kept:
+        yield Finding(TP_ALIGNED, f"{switch} with TP {tp}: no entry of cudagraph_capture_sizes {sizes} is a multiple "
+                      f"of {tp}, so {where} stops with AssertionError", span,
+                      Fix(f"use capture sizes that are multiples of {tp}, e.g. [{tp}, {2 * tp}]"))
+        return
+    yield Finding(TP_ALIGNED, f"{switch} with TP {tp}: {where} drops capture sizes {dropped} (not multiples of "
+                  f"{tp}) and keeps {kept}", span, Fix(f"list only multiples of {tp}: {kept}"), severity="warning")
+
+
+# =============================================================================
+# Data parallel and the serve command line
+# =============================================================================
+
+HEADLESS_API = RuleMeta(
+    id="QL541",
+    name="headless-with-api-servers",
+    severity="error",
+    fix="safe",
+    faq="qwen35-397b-mp-hang",
+    title=Text(en="--headless with API servers", zh="--headless 却要求启动 API 服务"),
+    why=Text(
+        en="A --headless node runs engines only. vllm serve stops with ValueError when --api-server-count is "
+        "above 0 there, and the headless runner refuses --data-parallel-hybrid-lb.",
+        zh="--headless 节点只运行引擎。若同时给出大于 0 的 --api-server-count，vllm serve 会以 ValueError 退出；"
+        "headless 模式也拒绝 --data-parallel-hybrid-lb。",
+    ),
+    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L61-69", "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L172-182",
+             "vllm_ascend_facts.md section 5"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --headless --data-parallel-size 4 --data-parallel-size-local 2 "
+        "--data-parallel-start-rank 2 --api-server-count 1\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --headless --data-parallel-size 4 --data-parallel-size-local 2 "
+        "--data-parallel-start-rank 2\n",
+        fixed="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --headless --data-parallel-size 4 --data-parallel-size-local 2 "
+        "--data-parallel-start-rank 2\n",
+    ),),
+)
+
+
+@check(HEADLESS_API)
+def headless_api(scope: Scope):
+    """--headless with --api-server-count > 0 or --data-parallel-hybrid-lb."""
+    serve = scope.serve
+    if not serve.has("--headless"):
+        return
+    count = int_option(serve, "--api-server-count")
+    if count is not None and count > 0:
+        option = serve.opt("--api-server-count")
+        yield Finding(HEADLESS_API, f"--api-server-count {count} with --headless: vllm serve stops with ValueError "
+                      "(no API server runs in headless mode)", option.span,
+                      Fix("remove --api-server-count from the headless node", drop(option)))
+    if serve.has("--data-parallel-hybrid-lb"):
+        option = serve.opt("--data-parallel-hybrid-lb")
+        yield Finding(HEADLESS_API, "--data-parallel-hybrid-lb with --headless: vllm serve stops with ValueError "
+                      "'data_parallel_hybrid_lb is not applicable in headless mode'", option.span,
+                      Fix("remove --data-parallel-hybrid-lb from the headless node", drop(option)))
+
+
+DP_LOCAL = RuleMeta(
+    id="QL542",
+    name="dp-local-size",
+    severity="error",
+    requires=("dp",),
+    title=Text(en="--data-parallel-size-local does not fit the DP group", zh="--data-parallel-size-local 与 DP 组不匹配"),
+    why=Text(
+        en="The ranks on one node cannot exceed the whole DP group: vLLM stops with ValueError when "
+        "--data-parallel-size-local is larger than --data-parallel-size, and a --headless node needs at least "
+        "one local rank. An external DP rank (--data-parallel-rank) is one engine, so its local size must be "
+        "1 or absent (AssertionError otherwise).",
+        zh="一个节点上的 rank 数不能超过整个 DP 组：--data-parallel-size-local 大于 --data-parallel-size 时 vLLM 以 "
+        "ValueError 退出；--headless 节点至少要有一个本地 rank。外部 DP rank（--data-parallel-rank）只对应一个引擎，"
+        "其本地规模必须为 1 或不写（否则 AssertionError）。",
+    ),
+    sources=("vllm@v0.23.0:vllm/config/parallel.py L441-445", "vllm@v0.23.0:vllm/engine/arg_utils.py L1872-1882",
+             "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L184-185", "vllm_ascend_facts.md section 5"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-size-local 4\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 --data-parallel-size-local 4\n",
+    ),),
+)
+
+
+@check(DP_LOCAL, relations=(("in_range", "dp_local", "dp"),))
+def dp_local_size(scope: Scope):
+    """local DP size above the DP size, 0 on a headless node, or != 1 with --data-parallel-rank."""
+    serve, dp = scope.serve, scope.get("dp")
+    local = int_option(serve, "--data-parallel-size-local")
+    if local is None:
+        return
+    span = value_span(serve, "--data-parallel-size-local")
+    if serve.opt("--data-parallel-rank") is not None and local != 1:
+        yield Finding(DP_LOCAL, f"--data-parallel-rank with --data-parallel-size-local {local}: an external DP rank "
+                      "is one engine, vLLM asserts the local size is 1", span,
+                      Fix("drop --data-parallel-size-local (or set it to 1) for external DP ranks"))
+    elif local > dp:
+        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} is larger than --data-parallel-size {dp}: vLLM "
+                      "stops with ValueError", span, Fix(f"use at most {dp} local ranks, or raise --data-parallel-size"))
+    elif local <= 0 and serve.has("--headless"):
+        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} on a --headless node: vLLM stops with ValueError "
+                      "'data_parallel_size_local must be > 0 in headless mode'", span, Fix("give the node at least one rank"))
+
+
+LB_MODES = RuleMeta(
+    id="QL543",
+    name="dp-lb-modes-conflict",
+    severity="error",
+    title=Text(en="Two data-parallel load-balancing modes at once", zh="同时指定了两种数据并行负载均衡模式"),
+    why=Text(
+        en="vllm serve derives one load-balancing mode: external (--data-parallel-external-lb or "
+        "--data-parallel-rank), hybrid (--data-parallel-hybrid-lb, or any --data-parallel-start-rank when "
+        "neither hybrid nor multi-port is given) or multi-port (--data-parallel-multi-port-external-lb). Options "
+        "implying two of them stop it with ValueError. A --data-parallel-start-rank 0 next to "
+        "--data-parallel-rank is enough to trigger it.",
+        zh="vllm serve 只能推导出一种负载均衡模式：外部（--data-parallel-external-lb 或 --data-parallel-rank）、混合"
+        "（--data-parallel-hybrid-lb；在未指定混合与多端口时，只要给出 --data-parallel-start-rank 也算）或多端口"
+        "（--data-parallel-multi-port-external-lb）。隐含两种模式的参数组合会以 ValueError 退出；与 --data-parallel-rank "
+        "一起写一个 --data-parallel-start-rank 0 就足以触发。",
+    ),
+    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L71-97", "vllm_ascend_facts.md section 5"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-rank 1 --data-parallel-start-rank 0\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-rank 1\n",
+    ),),
+)
+
+
+@check(LB_MODES)
+def lb_modes(scope: Scope):
+    """More than one of external / hybrid / multi-port DP load balancing."""
+    serve = scope.serve
+    if serve.argv and serve.argv[0].text and "api_server" in " ".join(a.text or "" for a in serve.argv[:3]):
+        return  # the mode detection lives in `vllm serve`
+    external = serve.has("--data-parallel-external-lb") or serve.opt("--data-parallel-rank") is not None
+    multi = serve.has("--data-parallel-multi-port-external-lb")
+    if serve.has("--data-parallel-hybrid-lb") or multi:
+        hybrid = serve.has("--data-parallel-hybrid-lb")
+    else:
+        hybrid = serve.opt("--data-parallel-start-rank") is not None
+    modes = [name for name, on in (("external (--data-parallel-rank / --data-parallel-external-lb)", external),
+                                   ("hybrid (--data-parallel-start-rank / --data-parallel-hybrid-lb)", hybrid),
+                                   ("multi-port (--data-parallel-multi-port-external-lb)", multi)) if on]
+    if len(modes) < 2:
+        return
+    blame = serve.opt("--data-parallel-start-rank") or serve.opt("--data-parallel-hybrid-lb") or \
+        serve.opt("--data-parallel-multi-port-external-lb")
+    yield Finding(LB_MODES, f"the options imply {' and '.join(modes)} load balancing: vllm serve stops with ValueError "
+                  "'Cannot use more than one data parallel load balancing mode'", blame.span,
+                  Fix("keep the options of one load-balancing mode only"))
+
+
+HYBRID_LB = RuleMeta(
+    id="QL544",
+    name="dp-hybrid-lb-inferred",
+    severity="info",
+    faq="qwen35-397b-mp-hang",
+    title=Text(en="A non-zero start rank without --headless selects hybrid load balancing",
+               zh="非零起始 rank 且未加 --headless 时会选用混合负载均衡"),
+    why=Text(
+        en="A node of a multi-node DP group that is not the head normally runs --headless. Without it, a "
+        "non-zero --data-parallel-start-rank makes vLLM infer hybrid load balancing: the node starts its own API "
+        "server(s) (one per local rank by default) and balances only its local ranks, so clients or the proxy "
+        "must reach every node; with one local rank it switches to external load balancing. This is valid, but "
+        "differs from the usual head + headless layout.",
+        zh="多节点 DP 组中的非主节点通常使用 --headless。不加它时，非零的 --data-parallel-start-rank 会让 vLLM 推断为混合负载"
+        "均衡：该节点启动自己的 API 服务（默认每个本地 rank 一个），只在本地 rank 之间均衡，因此客户端或代理必须能访问每个节点；"
+        "本地只有一个 rank 时会改为外部负载均衡。这样做是合法的，但不同于常见的“主节点 + headless 节点”布局。",
+    ),
+    sources=("vllm@v0.23.0:vllm/engine/arg_utils.py L1886-1906", "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L99-118",
+             "vllm_ascend_facts.md section 5"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 --data-parallel-size-local 2 "
+        "--data-parallel-start-rank 2 --data-parallel-address 10.0.0.1\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 --data-parallel-size-local 2 "
+        "--data-parallel-start-rank 2 --data-parallel-address 10.0.0.1 --headless\n",
+    ),),
+)
+
+
+@check(HYBRID_LB)
+def hybrid_lb(scope: Scope):
+    """Non-zero --data-parallel-start-rank with a local size, without --headless or --data-parallel-rank."""
+    serve = scope.serve
+    start = int_option(serve, "--data-parallel-start-rank")
+    local = int_option(serve, "--data-parallel-size-local")
+    if not start or local is None or serve.has("--headless") or serve.opt("--data-parallel-rank") is not None:
+        return
+    if local == 1:
+        detail = "with --data-parallel-size-local 1 vLLM switches to external load balancing (one server per rank)"
+    else:
+        count = int_option(serve, "--api-server-count")
+        servers = f"{count} API server(s)" if count is not None else f"{local} API servers (one per local rank)"
+        detail = f"this node starts {servers} and balances only ranks {start}..{start + local - 1}"
+    yield Finding(HYBRID_LB, f"--data-parallel-start-rank {start} without --headless: vLLM infers hybrid load "
+                  f"balancing; {detail}", value_span(serve, "--data-parallel-start-rank"),
+                  Fix("add --headless if the head node should serve all ranks"))
+
+
+MODEL_ARG = RuleMeta(
+    id="QL545",
+    name="serve-model-argument",
+    severity="error",
+    title=Text(en="vllm serve without the model as first argument", zh="vllm serve 的第一个参数不是模型"),
+    why=Text(
+        en="vllm serve takes the model as its first positional argument. When the first word after 'serve' is "
+        "an option, --served-model-name is given and neither --model nor --config is used, vLLM stops with "
+        "ValueError ('model should be provided as the first positional argument'), even if the model appears "
+        "later. Without any model it silently serves vLLM's default model (warning). --model still works but is "
+        "deprecated (info).",
+        zh="vllm serve 要求模型作为第一个位置参数。若 serve 之后的第一个词是选项、又给了 --served-model-name，且未使用 "
+        "--model 或 --config，vLLM 会以 ValueError 退出（“model should be provided as the first positional argument”），"
+        "即使模型出现在后面也一样。完全不给模型时，它会悄悄加载 vLLM 的默认模型（警告）。--model 仍可用但已弃用（提示）。",
+    ),
+    sources=("vllm@v0.23.0:vllm/utils/argparse_utils.py L251-297", "vllm_ascend_facts.md section 5"),
+    examples=(Example(
+        bad="vllm serve --tensor-parallel-size 2 Qwen/Qwen3.6-27B --served-model-name qwen3.6\n",
+        good="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --served-model-name qwen3.6\n",
+    ),),
+)
+
+
+@check(MODEL_ARG)
+def model_argument(scope: Scope):
+    """`vllm serve <option> ... --served-model-name`, no model at all, or --model."""
+    serve = scope.serve
+    words = [value.text for value in serve.argv]
+    if len(words) < 2 or words[1] != "serve" or not (words[0] or "").endswith("vllm"):
+        return
+    args = words[2:]
+    if any(word is None for word in args[:1]):
+        return
+    model_opt = serve.opt("--model")
+    if model_opt is not None:
+        yield Finding(MODEL_ARG, "--model with vllm serve is deprecated: vLLM moves it to the positional model "
+                      "argument with a warning", model_opt.name_span,
+                      Fix("write the model right after `vllm serve`"), severity="info")
+        return
+    if serve.opt("--config") is not None or not args or not args[0].startswith("-"):
+        return
+    served = serve.opt("--served-model-name")
+    if served is not None:
+        yield Finding(MODEL_ARG, f"the first argument after `vllm serve` is the option {args[0]}, and "
+                      "--served-model-name is set: vLLM stops with ValueError 'model should be provided as the first "
+                      "positional argument'", serve.argv[2].span, Fix("put the model right after `vllm serve`"))
+    elif serve.model is None:
+        yield Finding(MODEL_ARG, "vllm serve names no model: vLLM serves its built-in default model", serve.span,
+                      Fix("put the model right after `vllm serve`"), severity="warning")
+
+
+# =============================================================================
+# Hybrid cache mode, context parallel, MoE buffers
+# =============================================================================
+
+MAMBA_MODE = RuleMeta(
+    id="QL546",
+    name="mamba-cache-mode-adjusted",
+    severity="error",
+    requires=("model", "prefix_caching", "chunked_prefill_flag", "mamba_cache_mode", "version", "speculative"),
+    title=Text(en="vLLM changes or rejects the mamba cache mode of a Qwen hybrid model",
+               zh="vLLM 会改写或拒绝 Qwen 混合模型的 mamba 缓存模式"),
+    why=Text(
+        en="For Qwen3.5/3.6 and Qwen3-Next (GDN hybrids without mamba prefix-caching support) vLLM decides the "
+        "mamba cache mode at startup: with prefix caching on it uses 'align' ('all' falls back to 'align' with a "
+        "warning), and 'align' asserts that chunked prefill is on, so --no-enable-prefix-caching is not the "
+        "problem but --no-enable-chunked-prefill is (error). With prefix caching off (the default for these "
+        "models from v0.23.0rc1) any --mamba-cache-mode is reset to 'none' (warning). QL703 covers 'all' with "
+        "Qwen3.5 MTP.",
+        zh="对于 Qwen3.5/3.6 与 Qwen3-Next（不支持 mamba 前缀缓存的 GDN 混合模型），vLLM 在启动时决定 mamba 缓存模式："
+        "开启前缀缓存时使用 align（写 all 会打印警告后退回 align），而 align 断言分块预填充必须开启，因此与 "
+        "--no-enable-chunked-prefill 同用会失败（错误）。前缀缓存关闭时（自 v0.23.0rc1 起这些模型默认关闭），任何 "
+        "--mamba-cache-mode 都会被重置为 none（警告）。Qwen3.5 MTP 搭配 all 的情况由 QL703 报告。",
+    ),
+    sources=("vllm@v0.23.0:vllm/model_executor/models/config.py L337-393", "vllm@v0.17.0:vllm/model_executor/models/config.py L395-417",
+             "vllm@v0.23.0:vllm/config/model.py L1852-1856", "vllm_ascend_facts.md section 4.7"),
+    fix="safe",
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --enable-prefix-caching --no-enable-chunked-prefill --max-model-len 8192\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --enable-prefix-caching --max-model-len 8192\n",
+            version="v0.23.0",
+        ),
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --no-enable-prefix-caching --mamba-cache-mode align\n",
+            good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --no-enable-prefix-caching\n",
+            fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --no-enable-prefix-caching\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+@check(MAMBA_MODE, relations=(("requires", "mamba_cache_mode", "prefix_caching"),))
+def mamba_mode(scope: Scope):
+    """align without chunked prefill; a mode without prefix caching; 'all' falling back to 'align'."""
+    model = scope.get("model").model
+    if not model.hybrid or not model.family.startswith("Qwen") or not since(scope, "v0.17.0rc1"):
+        return
+    prefix, mode, serve = scope.get("prefix_caching"), scope.get("mamba_cache_mode"), scope.serve
+    if prefix is None and since(scope, "v0.23.0rc1"):
+        prefix = False
+    where = at_version(scope)
+    if prefix is True and not scope.get("chunked_prefill_flag"):
+        yield Finding(MAMBA_MODE, f"prefix caching on {model.id} uses mamba cache mode 'align', which asserts chunked "
+                      f"prefill; with --no-enable-chunked-prefill {where} stops with AssertionError "
+                      "'Chunked prefill is required for mamba cache mode 'align''",
+                      serve.opt("--enable-chunked-prefill").span, Fix("drop --no-enable-chunked-prefill"))
+    elif prefix is False and mode in ("all", "align"):
+        option = serve.opt("--mamba-cache-mode")
+        yield Finding(MAMBA_MODE, f"--mamba-cache-mode {mode} without prefix caching on {model.id}: vLLM resets it "
+                      f"to 'none' ({where})", option.span, Fix("drop --mamba-cache-mode", drop(option)), severity="warning")
+    elif prefix is True and mode == "all":
+        spec = scope.get("speculative") or {}
+        if spec.get("method") in ("mtp", "qwen3_5_mtp") and model.mtp_method == "qwen3_5_mtp":
+            return  # QL703
+        option = serve.opt("--mamba-cache-mode")
+        yield Finding(MAMBA_MODE, f"--mamba-cache-mode all on {model.id}: the model has no 'all'-mode support, so vLLM "
+                      f"falls back to 'align' with a warning ({where})", option.value.span,
+                      Fix("write --mamba-cache-mode align", [Edit(option.value.span, "align")]), severity="info")
+
+
+PCP = RuleMeta(
+    id="QL547",
+    name="pcp-unsupported",
+    severity="error",
+    requires=("dp", "version"),
+    title=Text(en="Prefill context parallel where the release rejects it", zh="在该版本拒绝的配置下使用预填充上下文并行"),
+    why=Text(
+        en="--prefill-context-parallel-size > 1 (PCP) is release-dependent on Ascend: v0.22.1rc1 to v0.24.0rc1 "
+        "stop with ValueError when it is combined with --data-parallel-size > 1; from v0.25.1rc1 PCP is refused "
+        "on the default (V1) model runner and only runs with Model Runner V2 (VLLM_USE_V2_MODEL_RUNNER=1, or a "
+        "model vLLM runs on V2 by default), so without that variable the rule warns.",
+        zh="--prefill-context-parallel-size > 1（PCP）在昇腾上与版本有关：v0.22.1rc1 至 v0.24.0rc1 中，与 "
+        "--data-parallel-size > 1 同用会以 ValueError 退出；自 v0.25.1rc1 起，默认（V1）模型运行器拒绝 PCP，只有 Model "
+        "Runner V2（VLLM_USE_V2_MODEL_RUNNER=1，或 vLLM 默认用 V2 运行的模型）才能运行，因此未设置该变量时给出警告。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L349-358", "vllm-ascend@main:vllm_ascend/platform.py L1381-1388",
+             "vllm@v0.23.0:vllm/config/vllm.py L519-531", "vllm_ascend_facts.md section 4"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --prefill-context-parallel-size 2 --data-parallel-size 2\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --prefill-context-parallel-size 2\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(PCP)
+def pcp(scope: Scope):
+    """PCP > 1 with DP > 1 (v0.22.1rc1..v0.24.0rc1) or on the V1 model runner (v0.25.1rc1+)."""
+    serve = scope.serve
+    size = int_option(serve, "--prefill-context-parallel-size")
+    if size is None or size <= 1 or not since(scope, "v0.22.1rc1"):
+        return
+    span, where, dp = value_span(serve, "--prefill-context-parallel-size"), at_version(scope), scope.get("dp")
+    if not since(scope, "v0.25.1rc1"):
+        if dp > 1:
+            yield Finding(PCP, f"--prefill-context-parallel-size {size} with --data-parallel-size {dp}: {where} stops "
+                          "with ValueError (PCP and DP cannot be enabled together)", span,
+                          Fix("use --data-parallel-size 1 with PCP, or drop PCP"))
+        return
+    runner = env_text(serve, "VLLM_USE_V2_MODEL_RUNNER")
+    if runner is not None and runner.lower() in ("1", "true"):
+        return
+    explicit = runner is not None
+    yield Finding(PCP, f"--prefill-context-parallel-size {size}: {where} refuses PCP on the V1 model runner"
+                  + ("" if explicit else " (unless vLLM picks Model Runner V2 for this model)"), span,
+                  Fix("export VLLM_USE_V2_MODEL_RUNNER=1, or use --prefill-context-parallel-size 1"),
+                  severity=None if explicit else "warning")
+
+
+MEGA_MOE = RuleMeta(
+    id="QL548",
+    name="mega-moe-max-tokens",
+    severity="error",
+    requires=("additional_config", "version"),
+    title=Text(en="mega_moe_max_tokens is not a positive integer", zh="mega_moe_max_tokens 不是正整数"),
+    why=Text(
+        en="mega_moe_max_tokens caps the tokens one rank receives in the fused mega-MoE operator. From "
+        "v0.23.0rc1 vllm-ascend stops with ValueError unless it is a positive integer. The documentation gives "
+        "65536 as its default while main's code uses 131072; any positive value is accepted, so that "
+        "disagreement is not reported.",
+        zh="mega_moe_max_tokens 限制融合 mega-MoE 算子中单个 rank 接收的 token 数。自 v0.23.0rc1 起，它不是正整数时 "
+        "vllm-ascend 会以 ValueError 退出。文档写的默认值是 65536，而 main 的代码用的是 131072；任何正值都会被接受，"
+        "因此这一差异不作报告。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L306-318", "vllm-ascend@main:vllm_ascend/ascend_config.py L283-291",
+             "vllm_ascend_facts.md section 7 item 21"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --additional-config '{\"mega_moe_max_tokens\": 0}'\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --additional-config '{\"mega_moe_max_tokens\": 65536}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(MEGA_MOE)
+def mega_moe(scope: Scope):
+    """mega_moe_max_tokens <= 0 (non-integers are QL106's)."""
+    value = scope.get("additional_config").get("mega_moe_max_tokens")
+    if not isinstance(value, int) or isinstance(value, bool) or value > 0 or not since(scope, "v0.23.0rc1"):
+        return
+    yield Finding(MEGA_MOE, f"mega_moe_max_tokens {value}: {at_version(scope)} stops with ValueError "
+                  "'mega_moe_max_tokens must be a positive integer'",
+                  key_span(scope.serve, "--additional-config", "mega_moe_max_tokens"),
+                  Fix("use a positive token count (or drop the key for the default)"))

@@ -168,3 +168,20 @@ def test_launcher_option_evaluates_the_template_per_rank():
 def test_bad_launcher_is_usage_error(tmp_path):
     path = write(tmp_path, "run.sh", CLEAN)
     assert run([path, "--launcher", "python other.py"]).exit_code == 2
+
+
+def test_diff_prints_fixes_and_writes_nothing(tmp_path):
+    text = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --max-model-len 266000 --dtype float16\n"
+    path = write(tmp_path, "run.sh", text)
+    safe = run([path, "--diff", "--hardware", "a2", "--vllm-ascend-version", "v0.23.0", "-q"])
+    assert "-vllm serve" in safe.output and "--dtype bfloat16" in safe.output
+    assert "--max-model-len 262144" not in safe.output  # QL301's fix is unsafe
+    unsafe = run([path, "--diff", "--unsafe-fixes", "--hardware", "a2", "--vllm-ascend-version", "v0.23.0", "-q"])
+    assert "--max-model-len 262144" in unsafe.output
+    assert (tmp_path / "run.sh").read_text() == text
+
+
+def test_unsafe_fixes_need_fix_or_diff(tmp_path):
+    path = write(tmp_path, "run.sh", CLEAN)
+    assert run([path, "--unsafe-fixes"]).exit_code == 2
+    assert run([path, "--fix", "--diff"]).exit_code == 2

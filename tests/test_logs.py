@@ -125,7 +125,7 @@ CASES = [
      "spec-and-sp-capture-multiple", {"spec": "3", "tp": "4"}, ["QL401", "QL404"], None),
     (config_error("ValueError: ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1. Please unset "
                   "ASCEND_LAUNCH_BLOCKING or set it to 0."),
-     "acl-graph-launch-blocking", {}, [], None),
+     "acl-graph-launch-blocking", {}, ["QL520"], None),
     (config_error("AssertionError: Flash Comm v1 is only supported when tp_size > 1."),
      "flashcomm1-needs-tp", {}, ["QL404"], "flashcomm1-when"),
     (config_error("AssertionError: Flash Comm v1 requires enable_expert_parallel=True for MoE models."),
@@ -221,6 +221,18 @@ CASES = [
                    "    super().bind(addr)\n"
                    "zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.7:30002')"),
      "zmq-address-in-use", {"port": "30002"}, ["QL613"], "kv-port-range"),
+    (startup_error("  File \".../vllm/distributed/kv_transfer/kv_connector/factory.py\", line 127, in create_connector\n"
+                   "    raise ValueError(f\"Unsupported connector type: {connector_name}\")\n"
+                   "ValueError: Unsupported connector type: MooncakeConnectorV2"),
+     "kv-connector-unknown", {"connector": "MooncakeConnectorV2"}, ["QL533"], "pd-disaggregation"),
+    (config_error("AssertionError: Hybrid models do not support recompute mode kv load failure policy now."),
+     "kv-load-failure-recompute-hybrid", {}, ["QL531"], "pd-disaggregation"),
+    (config_error("ValueError: enable_balance_scheduling only supports PD-mixed mode (kv_role='kv_both' or no "
+                  "kv_transfer_config), and is not supported in PD-disaggregated mode (kv_role='kv_producer'/'kv_consumer')."),
+     "balance-scheduling-on-pd", {}, ["QL526"], "pd-disaggregation"),
+    (config_error("  Value error, Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU "
+                  "kind of speculative decoding [type=value_error, input_value=ArgsKwargs(()), input_type=ArgsKwargs]"),
+     "async-scheduling-spec-method", {}, ["QL536"], None),
     ("Traceback (most recent call last):\n"
      "  File \"/vllm-workspace/vllm-ascend/examples/disaggregated_prefill_v1/load_balance_proxy_server_example.py\", line 720, in <module>\n"
      "    global_args = parse_args()\n"
@@ -422,9 +434,13 @@ def test_render_text_line(kb):
 
 
 def test_render_without_rule_or_faq_cites_the_source(kb):
-    matches = explain_log(config_error("ValueError: ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1."), kb)
-    text = render_explanations(matches, "en")
-    assert "-> no qlint rule;" in text and "see: vllm-ascend@v0.23.0:vllm_ascend/platform.py" in text
+    no_faq = explain_log(config_error("ValueError: Can't determine cudagraph shapes that are both a multiple of 3 "
+                                      "(num_speculative_tokens + 1) required by spec-decode and 4 (tensor_parallel_size)"), kb)
+    assert "; see: vllm@v0.23.0:vllm/config/compilation.py L1476-1492" in render_explanations(no_faq, "en")
+    no_rule = explain_log("[ERROR] HCCL_BUFFSIZE is too SMALL, m = 1, k = 2, topK = 3 expected HCCL_BUFFSIZE is "
+                          "((m * k * topK * sizeof(int8_t)) * 3 + 3MB)= 11MB, HCCL_BUFFSIZE=10MB.", kb)
+    text = render_explanations(no_rule, "en")
+    assert "hccl-buffsize-too-small -> no qlint rule;" in text and "export HCCL_BUFFSIZE=11 " in text
 
 
 def test_render_nothing_found(kb):
