@@ -225,15 +225,21 @@ def weights_command(ids: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _body(data: dict) -> str:
+    """A JSON request body laid out over lines, indented under ``-d``."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return "\n".join(["  " + line if index else line for index, line in enumerate(text.splitlines())])
+
+
 def _json_body(data: str) -> str:
     return "'" + data + "'"
 
 
 def curl_commands(served: str, lang: str) -> str:
-    completion = json.dumps({"model": served, "prompt": say(lang, "guide.verify.prompt"), "max_tokens": 64,
-                             "temperature": 0}, ensure_ascii=False)
-    chat = json.dumps({"model": served, "messages": [{"role": "user", "content": say(lang, "guide.verify.chat")}],
-                       "max_tokens": 256}, ensure_ascii=False)
+    completion = _body({"model": served, "prompt": say(lang, "guide.verify.prompt"), "max_tokens": 64,
+                        "temperature": 0})
+    chat = _body({"model": served, "messages": [{"role": "user", "content": say(lang, "guide.verify.chat")}],
+                  "max_tokens": 256})
     return "\n".join([
         f"curl {BASE_URL}/v1/models",
         f"curl {BASE_URL}/v1/completions \\",

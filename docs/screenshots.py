@@ -47,10 +47,18 @@ def find_chromium() -> str:
 
 
 def shoot(browser: str, page: Path, fragment: str, target: Path, width: int, height: int) -> None:
-    url = page.as_uri() + (f"#{fragment}" if fragment else "")
+    """Screenshot ``page``; with a ``fragment`` the page is shown in a full-window frame scrolled to it
+    (headless Chromium does not scroll a top-level page to its fragment before the capture)."""
     with tempfile.TemporaryDirectory(prefix="qdoc-chromium-") as profile:
+        url = page.as_uri()
+        if fragment:
+            frame = Path(profile) / "frame.html"
+            frame.write_text(f'<!DOCTYPE html><html><body style="margin:0"><iframe src="{url}#{fragment}" '
+                             f'style="border:0;width:{width}px;height:{height}px"></iframe></body></html>',
+                             encoding="utf-8")
+            url = frame.as_uri()
         command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                   f"--screenshot={target}", url]
+                   "--allow-file-access-from-files", f"--screenshot={target}", url]
         subprocess.run(command, check=True, capture_output=True, timeout=120)
     if not target.is_file() or target.stat().st_size == 0:
         sys.exit(f"no screenshot written for {page}")

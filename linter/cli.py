@@ -364,11 +364,32 @@ def rules_command(output_format):
         click.echo(f"{meta.id}  {meta.name:<40} {meta.severity:<8} {meta.title.en}")
 
 
+def _default_lang() -> str:
+    """``zh`` when the locale is Chinese (LC_ALL, LC_MESSAGES, LANG), else ``en``."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(variable)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+LANGS = click.Choice(["en", "zh"])
+
+
 @main.command("explain")
-@click.argument("rule")
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en")
-def explain_command(rule, lang):
-    """Explain a rule (by id or name): what it checks, why, examples, sources, FAQ."""
+@click.argument("rule", required=False)
+@click.option("--log", "log_path", metavar="FILE", help="Explain the failure in a server log (- for stdin).")
+@click.option("--script", "script_path", metavar="FILE", help="With --log: the launch script, to show its corrected command.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option("--lang", type=LANGS, default=None, help="en or zh (default: from the locale).")
+def explain_command(rule, log_path, script_path, output_format, lang):
+    """Explain a rule (by id or name), or a server log's failure (--log)."""
+    lang = lang or _default_lang()
+    if log_path is not None:
+        _explain_log(log_path, script_path, output_format, lang)
+        return
+    if rule is None:
+        raise click.UsageError("name a rule (qlint explain QL201) or a log (qlint explain --log server.log)")
     from qlint.knowledge.base import load
     from qlint.linter.catalog import find_rule
     from qlint.linter.reporters import faq_url
@@ -391,6 +412,75 @@ def explain_command(rule, lang):
     url = faq_url(load(), meta.faq)
     if url:
         click.echo(f"\n{heading[6]}: {url}")
+
+
+def _explain_log(log_path, script_path, output_format, lang):
+    """Match a server log against known vLLM / vllm-ascend error signatures (exit 1 when one matches)."""
+    import json
+
+    from qlint.knowledge.base import load
+    from qlint.linter.lint import lint_bytes
+    from qlint.linter.logs import explain_stream, render_explanations
+
+    kb = load()
+    try:
+        if log_path == "-":
+            matches = explain_stream(sys.stdin.buffer, kb)
+        else:
+            with open(log_path, "rb") as handle:
+                matches = explain_stream(handle, kb)
+    except OSError as error:
+        _fail(f"{log_path}:1:1: error: cannot read log: {error.strerror or error}")
+    script_result = None
+    if script_path is not None:
+        try:
+            data = _read(script_path)
+        except OSError as error:
+            _fail(f"{script_path}:1:1: error: cannot read file: {error.strerror or error}")
+        script_result = lint_bytes(script_path, data, kb=kb)
+        if script_result.error is not None:
+            _fail(f"{script_path}:{script_result.error.line}:{script_result.error.column}: error: "
+                  f"{script_result.error.message}")
+    if output_format == "json":
+        click.echo(json.dumps([m.as_dict(lang) for m in matches], indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_explanations(matches, lang, script_result, path="<stdin>" if log_path == "-" else log_path))
+    sys.exit(1 if matches else 0)
+
+
+@main.command("generate")
+@click.option("--model", "model_id", required=True, help="Model id or checkpoint name, e.g. Qwen3.6-27B.")
+@click.option("--hardware", type=HARDWARE, required=True)
+@click.option("--scenario", type=click.Choice(["high-throughput", "low-latency", "long-context"]),
+              default="high-throughput", show_default=True)
+@click.option("--quantized/--bf16", default=True, show_default=True, help="W8A8 checkpoint (default) or BF16.")
+@click.option("--vllm-ascend-version", "version", metavar="TAG", help="Release to target (default: latest stable).")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the script here.")
+def generate_command(model_id, hardware, scenario, quantized, version, port, output_format, output):
+    """Write a complete, commented launch script from the knowledge (it lints clean)."""
+    from qlint.knowledge.base import load, parse_version
+    from qlint.linter.generate import GenerationError, generate
+
+    if version is not None:
+        try:
+            parse_version(version)
+        except Exception:
+            raise click.BadParameter(f"{version!r} is not a release tag like v0.23.0", param_hint="--vllm-ascend-version")
+    try:
+        deployment = generate(load(), model_id, hardware.lower(), scenario, quantized, version, port=port)
+    except GenerationError as error:
+        _fail(f"qlint generate: not supported: {error}")
+    text = deployment.to_json() if output_format == "json" else deployment.script
+    if output:
+        from qlint.linter.fixer import write_atomic
+
+        Path(output).touch(exist_ok=True)
+        write_atomic(output, text.encode("utf-8"))
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -964,13 +964,13 @@ MTP_ALIAS = RuleMeta(
     why=Text(
         en="vLLM 0.23.0 folds every model-specific MTP method (qwen3_5_mtp, qwen3_next_mtp, deepseek_mtp, ...) "
         "into \"mtp\" and logs that the old name is deprecated. The seeds use qwen3_5_mtp, newer tutorials use "
-        "mtp; both start, so this is information only. It is reported from v0.23.0rc1, the first release on "
-        "vLLM 0.23.0 whose code was read.",
+        "mtp; both start, so this is information only. The rewrite is in every vLLM from 0.17.0 to 0.23.0, "
+        "so it is reported from v0.17.0rc1 on.",
         zh="vLLM 0.23.0 会把各模型专用的 MTP 方法名（qwen3_5_mtp、qwen3_next_mtp、deepseek_mtp 等）统一改写为 \"mtp\"，"
-        "并提示旧名称已弃用。种子文档使用 qwen3_5_mtp，较新的教程使用 mtp；两者都能启动，因此仅作提示。从 v0.23.0rc1 "
-        "（首个基于 vLLM 0.23.0、且已核对其代码的版本）开始报告。",
+        "并提示旧名称已弃用。种子文档使用 qwen3_5_mtp，较新的教程使用 mtp；两者都能启动，因此仅作提示。vLLM 0.17.0 至 0.23.0 都有这一改写，"
+        "因此自 v0.17.0rc1 起报告。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/speculative.py L34-53", "vllm@v0.23.0:vllm/config/speculative.py L550-554",
+    sources=("vllm@v0.23.0:vllm/config/speculative.py L34-53", "vllm@v0.23.0:vllm/config/speculative.py L550-554", "vllm@v0.17.0:vllm/config/speculative.py",
              "vllm_ascend_facts.md section 4.4"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 3}'\n",
@@ -985,15 +985,15 @@ MTP_ALIAS = RuleMeta(
 def mtp_alias(scope: Scope):
     """A model-specific MTP method alias (rewritten to mtp by vLLM 0.23.0)."""
     config = scope.get("speculative")
-    if not config or config.get("method") not in MTP_ALIASES or not since(scope, "v0.23.0rc1"):
+    if not config or config.get("method") not in MTP_ALIASES or not since(scope, "v0.17.0rc1"):
         return
     span = key_span(scope.serve, "--speculative-config", "method")
     option = scope.serve.opt("--speculative-config")
     mapped = option.json is not None and "method" in option.json.key_spans
     yield Finding(
         MTP_ALIAS,
-        f"speculative method {json.dumps(config['method'])} is an alias: vLLM {'main' if scope.get('version') == MAIN else '0.23.0'} "
-        f"({at_version(scope)}) rewrites it to \"mtp\" with a deprecation warning",
+        f"speculative method {json.dumps(config['method'])} is an alias: {at_version(scope)} (vLLM "
+        f"{paired_vllm(scope, scope.get('version'))}) rewrites it to \"mtp\" with a deprecation warning",
         span,
         Fix('write "method": "mtp"', [Edit(span, '"mtp"')] if mapped else []),
     )
@@ -1010,11 +1010,11 @@ ASYNC_SPEC = RuleMeta(
                zh="--async-scheduling 与其不支持的投机方法同用"),
     why=Text(
         en="Async scheduling works with EAGLE/MTP, draft-model and GPU n-gram speculative decoding. When "
-        "--async-scheduling is given explicitly, vLLM 0.23.0 stops with ValueError for any other method (ngram, "
+        "--async-scheduling is given explicitly, vLLM (0.17.0 to 0.23.0) stops with ValueError for any other method (ngram, "
         "suffix, medusa, ...) and for disable_padded_drafter_batch=true; without the flag it only switches async "
         "scheduling off with a warning.",
         zh="异步调度支持 EAGLE/MTP、草稿模型与 GPU n-gram 投机解码。显式给出 --async-scheduling 时，对其他方法（ngram、"
-        "suffix、medusa 等）以及 disable_padded_drafter_batch=true，vLLM 0.23.0 会以 ValueError 退出；不加该参数时只会打印"
+        "suffix、medusa 等）以及 disable_padded_drafter_batch=true，vLLM（0.17.0 至 0.23.0）会以 ValueError 退出；不加该参数时只会打印"
         "警告并关闭异步调度。",
     ),
     sources=("vllm@v0.23.0:vllm/config/vllm.py L933-955", "vllm@v0.23.0:vllm/config/speculative.py L54-57",
@@ -1037,7 +1037,7 @@ def async_spec(scope: Scope):
     """Explicit --async-scheduling with a method outside EAGLE/MTP/draft model/ngram_gpu."""
     serve = scope.serve
     config = scope.get("speculative")
-    if not serve.has("--async-scheduling") or not config or not since(scope, "v0.23.0rc1"):
+    if not serve.has("--async-scheduling") or not config or not since(scope, "v0.17.0rc1"):
         return
     method = config.get("method")
     if method is None and config.get("model") is not None:
@@ -1119,7 +1119,7 @@ CAPTURE_MAX = RuleMeta(
     id="QL538",
     name="capture-max-mismatch",
     severity="error",
-    requires=("compilation", "capture_sizes", "cudagraph_mode", "batched_tokens"),
+    requires=("compilation", "capture_sizes", "cudagraph_mode", "batched_tokens", "version"),
     fix="safe",
     title=Text(en="max_cudagraph_capture_size disagrees with cudagraph_capture_sizes",
                zh="max_cudagraph_capture_size 与 cudagraph_capture_sizes 不一致"),
@@ -1152,7 +1152,7 @@ def capture_max(scope: Scope):
     budget = scope.get("batched_tokens")
     kept = [size for size in sizes if size <= budget]
     largest = max(kept) if kept else 0
-    if limit == largest:
+    if limit == largest or not since(scope, "v0.17.0rc1"):
         return
     span = key_span(scope.serve, "--compilation-config", "max_cudagraph_capture_size")
     option = scope.serve.opt("--compilation-config")
@@ -1160,7 +1160,8 @@ def capture_max(scope: Scope):
     dropped = f" (sizes above --max-num-batched-tokens {budget} are dropped first)" if len(kept) < len(sizes) else ""
     yield Finding(
         CAPTURE_MAX,
-        f"max_cudagraph_capture_size {limit} differs from the largest capture size {largest}{dropped}: vLLM stops "
+        f"max_cudagraph_capture_size {limit} differs from the largest capture size {largest}{dropped}: "
+        f"{at_version(scope)} (vLLM {paired_vllm(scope, scope.get('version'))}) stops "
         "with ValueError 'customized max_cudagraph_capture_size ... should be consistent with the max value of "
         "cudagraph_capture_sizes'",
         span,
@@ -1173,7 +1174,7 @@ CAPTURE_BUDGET = RuleMeta(
     id="QL539",
     name="capture-sizes-above-batched-tokens",
     severity="warning",
-    requires=("capture_sizes", "cudagraph_mode", "batched_tokens", "mtp_tokens"),
+    requires=("capture_sizes", "cudagraph_mode", "batched_tokens", "mtp_tokens", "version"),
     fix="safe",
     title=Text(en="Capture sizes above --max-num-batched-tokens are dropped",
                zh="大于 --max-num-batched-tokens 的捕获尺寸会被丢弃"),
@@ -1207,7 +1208,7 @@ def capture_budget(scope: Scope):
         return
     budget = scope.get("batched_tokens")
     too_big = sorted({size for size in sizes if size > budget})
-    if not too_big:
+    if not too_big or not since(scope, "v0.17.0rc1"):
         return
     kept = [size for size in sizes if size <= budget]
     span = key_span(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
@@ -1218,7 +1219,8 @@ def capture_budget(scope: Scope):
     result = f"keeps {text}" if kept else "keeps none, so no graph is captured"
     yield Finding(
         CAPTURE_BUDGET,
-        f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: vLLM drops them and {result}",
+        f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: {at_version(scope)} (vLLM "
+        f"{paired_vllm(scope, scope.get('version'))}) drops them and {result}",
         span,
         Fix(f"list only sizes up to {budget}" + (f": {text}" if kept else ""), [Edit(span, text)] if mapped and kept else []),
     )

@@ -185,3 +185,35 @@ def test_unsafe_fixes_need_fix_or_diff(tmp_path):
     path = write(tmp_path, "run.sh", CLEAN)
     assert run([path, "--unsafe-fixes"]).exit_code == 2
     assert run([path, "--fix", "--diff"]).exit_code == 2
+
+
+def test_generate_writes_a_script_that_lints_clean(tmp_path):
+    out = tmp_path / "run.sh"
+    result = run(["generate", "--model", "Qwen3.6-27B", "--hardware", "a3", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "--data-parallel-size 8" in out.read_text()
+    assert run([str(out)]).exit_code == 0
+    as_json = json.loads(run(["generate", "--model", "Qwen3.6-27B", "--hardware", "a3", "--format", "json"]).stdout)
+    assert (as_json["tp"], as_json["dp"]) == (2, 8) and as_json["sources"]
+
+
+def test_generate_refuses_with_reason():
+    result = run(["generate", "--model", "Qwen3.5-397B-A17B", "--hardware", "a2", "--bf16"])
+    assert result.exit_code == 2 and "does not fit" in result.output
+
+
+def test_explain_log_with_script(tmp_path):
+    log = write(tmp_path, "server.log", "INFO starting\n(EngineCore_DP0 pid=7) ValueError: KV transfer 'decode' "
+                "config has a conflicting tensor parallel size. Expected 4, but got 8\n")
+    script = str(FIXTURES / "cases" / "case-17.sh")
+    result = run(["explain", "--log", log, "--script", script, "--lang", "en"])
+    assert result.exit_code == 1
+    assert "QL601" in result.output and '"tp_size": 4' in result.output
+    zh = run(["explain", "--log", log, "--lang", "zh"])
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in zh.output)
+    clean = write(tmp_path, "ok.log", "INFO Application startup complete.\n")
+    assert run(["explain", "--log", clean]).exit_code == 0
+
+
+def test_explain_needs_rule_or_log():
+    assert run(["explain"]).exit_code == 2
