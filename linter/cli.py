@@ -170,12 +170,14 @@ def _use_color(choice: str) -> bool:
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour severities (auto: on a terminal, unless NO_COLOR is set).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default=None,
+              help="Language of messages and fixes (default: from the locale).")
 @click.option("--launcher", metavar="COMMAND",
               help="The launch_online_dp.py command that runs the DP template(s), e.g. "
                    "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.")
 def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
                   fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics, color,
-                  launcher):
+                  lang, launcher):
     """Lint launch scripts (files, directories, or - for stdin)."""
     from qlint.knowledge.base import KnowledgeError, load
     from qlint.linter.config import ConfigError, resolve
@@ -213,7 +215,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
                                inline=not no_inline_suppressions)
     results = [result for result, _ in checked]
     _report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
-            show_suppressed=show_suppressed, color=_use_color(color))
+            show_suppressed=show_suppressed, color=_use_color(color), lang=lang or _default_lang())
     if notices:
         sys.exit(2)
     failing = any(effective.is_failure(f.level) for result, effective in checked for f in result.findings)
@@ -294,7 +296,7 @@ def _lint_path(path, display, lint, mode, quiet, notices):
     return result
 
 
-def _report(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color):
+def _report(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en"):
     from qlint.linter.reporters import render_json, render_text, summary
     from qlint.linter.reporters import statistics as count_per_rule
 
@@ -303,21 +305,21 @@ def _report(results, kb, output_format, notices, *, quiet, statistics, show_supp
         click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
                    "(latest stable)", err=True)
     if output_format == "json":
-        click.echo(render_json(results, kb))
+        click.echo(render_json(results, kb, lang))
         return
     if output_format == "sarif":
         from qlint.linter.sarif import render_sarif
 
-        click.echo(render_sarif(results, notices))
+        click.echo(render_sarif(results, notices, lang))
         return
     if output_format == "github":
         from qlint.linter.github import render_github
 
-        text = render_github(results)
+        text = render_github(results, lang)
     elif statistics:
         text = count_per_rule(results)
     else:
-        text = render_text(results, kb, color=color, show_suppressed=show_suppressed)
+        text = render_text(results, kb, color=color, show_suppressed=show_suppressed, lang=lang)
     if text:
         click.echo(text, color=color or None)
     if not quiet:

@@ -21,7 +21,7 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding) -> str:
+def annotation(finding: Finding, lang: str = "en") -> str:
     """The workflow command of one finding."""
     span = finding.span
     properties = {
@@ -33,9 +33,9 @@ def annotation(finding: Finding) -> str:
         "title": f"{finding.rule.id} {finding.rule.name}",
     }
     rendered = ",".join(f"{key}={_property(str(value))}" for key, value in properties.items())
-    return f"::{COMMANDS[finding.level]} {rendered}::{_data(finding.message)}"
+    return f"::{COMMANDS[finding.level]} {rendered}::{_data(finding.text(lang))}"
 
 
-def render_github(results: list[LintResult]) -> str:
+def render_github(results: list[LintResult], lang: str = "en") -> str:
     """All findings (not the suppressed ones) as workflow commands, one per line."""
-    return "\n".join(annotation(finding) for result in results for finding in result.findings)
+    return "\n".join(annotation(finding, lang) for result in results for finding in result.findings)

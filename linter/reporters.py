@@ -26,11 +26,11 @@ def faq_url(kb: KnowledgeBase, faq_id: str | None) -> str | None:
     return entry.url if entry is not None else None
 
 
-def finding_dict(finding: Finding, kb: KnowledgeBase) -> dict:
+def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
     """One finding as the JSON contract's object."""
     fix = None
     if finding.fix is not None:
-        fix = {"description": finding.fix.description, "replacement": finding.fix.replacement}
+        fix = {"description": finding.fix.describe(lang), "replacement": finding.fix.replacement}
     return {
         "path": finding.path,
         "line": finding.span.line,
@@ -40,23 +40,23 @@ def finding_dict(finding: Finding, kb: KnowledgeBase) -> dict:
         "rule": finding.rule.id,
         "name": finding.rule.name,
         "severity": finding.level,
-        "message": finding.message,
+        "message": finding.text(lang),
         "fix": fix,
         "sources": list(finding.rule.sources),
         "faq": faq_url(kb, finding.rule.faq),
     }
 
 
-def render_json(results: list[LintResult], kb: KnowledgeBase) -> str:
+def render_json(results: list[LintResult], kb: KnowledgeBase, lang: str = "en") -> str:
     """The JSON contract: an array of ``finding_dict`` objects (suppressed findings excluded)."""
-    return json.dumps([finding_dict(f, kb) for r in results for f in r.findings], indent=2, ensure_ascii=False)
+    return json.dumps([finding_dict(f, kb, lang) for r in results for f in r.findings], indent=2, ensure_ascii=False)
 
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _RESET = "\033[0m"
 
 
-def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = False,
+def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = False, lang: str = 'en',
                 show_suppressed: bool = False) -> str:
     """``path:line:col: severity QLnnn [name] message``, the line with a caret, fix and link.
 
@@ -77,7 +77,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
             note = f" (suppressed: {reason})" if reason else ""
             lines.append(
                 f"{finding.path}:{finding.span.line}:{finding.span.column}: {shown} "
-                f"{finding.rule.id} [{finding.rule.name}] {finding.message}{note}"
+                f"{finding.rule.id} [{finding.rule.name}] {finding.text(lang)}{note}"
             )
             source = sources.get(finding.path or "")
             if source is not None:
@@ -88,10 +88,10 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
                     lines.append(f"  | {text}")
                     lines.append("  | " + " " * (finding.span.column - 1) + "^" + "~" * (width - 1))
             if finding.fix is not None:
-                lines.append(f"  fix: {finding.fix.description}")
+                lines.append(f"  {'修复' if lang.startswith('zh') else 'fix'}: {finding.fix.describe(lang)}")
             link = faq_url(kb, finding.rule.faq) or (finding.rule.sources[0] if finding.rule.sources else None)
             if link:
-                lines.append(f"  see: {link}")
+                lines.append(f"  {'参见' if lang.startswith('zh') else 'see'}: {link}")
     return "\n".join(lines)
 
 

@@ -65,18 +65,18 @@ def rule_descriptor(meta: RuleMeta) -> dict:
     }
 
 
-def _result(finding: Finding, index: dict[str, int], reason: str | None, suppressed: bool) -> dict:
+def _result(finding: Finding, index: dict[str, int], reason: str | None, suppressed: bool, lang: str = "en") -> dict:
     path = finding.path or ""
     result = {
         "ruleId": finding.rule.id,
         "ruleIndex": index[finding.rule.id],
         "level": LEVELS[finding.level],
-        "message": {"text": finding.message},
+        "message": {"text": finding.text(lang)},
         "locations": [_location(path, finding.span)],
     }
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [{
-            "description": {"text": finding.fix.description
+            "description": {"text": finding.fix.describe(lang)
                             + (" (unsafe: changes behaviour)" if finding.fix.safety == "unsafe" else "")},
             "artifactChanges": [{
                 "artifactLocation": {"uri": artifact_uri(path)},
@@ -92,14 +92,14 @@ def _result(finding: Finding, index: dict[str, int], reason: str | None, suppres
     return result
 
 
-def render_sarif(results: list[LintResult], notices: list[Notice] = ()) -> str:
+def render_sarif(results: list[LintResult], notices: list[Notice] = (), lang: str = "en") -> str:
     """The SARIF log of a run as JSON text."""
     rules = list(all_rules())
     index = {meta.id: position for position, meta in enumerate(rules)}
     out = []
     for lint_result in results:
-        out += [_result(finding, index, None, False) for finding in lint_result.findings]
-        out += [_result(s.finding, index, s.reason, True) for s in lint_result.suppressed]
+        out += [_result(finding, index, None, False, lang) for finding in lint_result.findings]
+        out += [_result(s.finding, index, s.reason, True, lang) for s in lint_result.suppressed]
     notifications = [
         {"level": "error", "message": {"text": notice.message},
          "locations": [_location(notice.path, Span(notice.line, notice.column, notice.line, notice.column))]}

@@ -2,7 +2,8 @@
 
 Rules know constraints over facts; they never look at shell text. A finding
 points at the plan item it blames (its ``Span``) and may carry a ``Fix``:
-text edits at spans the linter applies.
+text edits at spans the linter applies. Messages and fix descriptions are
+written in English and Chinese: pass ``Text(en=..., zh=...)``.
 """
 
 from __future__ import annotations
@@ -98,11 +99,24 @@ class Edit:
 
 @dataclass(slots=True)
 class Fix:
-    """A fix: what it does (one line) and the edits. No edits: advice only."""
+    """A fix: what it does (one line) and the edits. No edits: advice only.
+
+    ``description`` may be given as ``Text`` (English and Chinese); it is then
+    stored as the English ``description`` plus ``description_zh``.
+    """
 
     description: str
     edits: list[Edit] = field(default_factory=list)
     safety: Literal["safe", "unsafe"] = "safe"
+    description_zh: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.description, Text):
+            self.description, self.description_zh = self.description.en, self.description.zh
+
+    def describe(self, lang: str = "en") -> str:
+        """The description in ``lang`` (English when no Chinese text was given)."""
+        return self.description_zh if lang.startswith("zh") and self.description_zh else self.description
 
     @property
     def replacement(self) -> str | None:
@@ -135,7 +149,16 @@ class Finding:
     severity: Severity | None = None  # None: the rule's own severity
     path: str | None = None
     trace: list[FactTrace] = field(default_factory=list)
+    message_zh: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.message, Text):  # Finding(META, Text(en=..., zh=...), span)
+            self.message, self.message_zh = self.message.en, self.message.zh
 
     @property
     def level(self) -> Severity:
         return self.severity or self.rule.severity
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang`` (English when the rule gave no Chinese text)."""
+        return self.message_zh if lang.startswith("zh") and self.message_zh else self.message

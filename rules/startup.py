@@ -19,6 +19,7 @@ from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
 from qlint.rules.plan import Option, ServeCommand, Span
 from qlint.rules.platform_310p import at_version, release
+from qlint.rules.versions import paired_vllm
 
 NESTED_SCHEDULER_SINCE = "v0.25.1rc1"  # additional_config.scheduler_config.* (ascend_config.py)
 FULL_ONLY_MODES = ("FULL", "FULL_DECODE_ONLY")
@@ -1292,6 +1293,7 @@ HEADLESS_API = RuleMeta(
     name="headless-with-api-servers",
     severity="error",
     fix="safe",
+    requires=("version",),
     faq="qwen35-397b-mp-hang",
     title=Text(en="--headless with API servers", zh="--headless 却要求启动 API 服务"),
     why=Text(
@@ -1317,17 +1319,18 @@ HEADLESS_API = RuleMeta(
 def headless_api(scope: Scope):
     """--headless with --api-server-count > 0 or --data-parallel-hybrid-lb."""
     serve = scope.serve
-    if not serve.has("--headless"):
+    if not serve.has("--headless") or not since(scope, "v0.17.0rc1"):
         return
+    where = at_version(scope)
     count = int_option(serve, "--api-server-count")
     if count is not None and count > 0:
         option = serve.opt("--api-server-count")
-        yield Finding(HEADLESS_API, f"--api-server-count {count} with --headless: vllm serve stops with ValueError "
+        yield Finding(HEADLESS_API, f"--api-server-count {count} with --headless: vllm serve of {where} stops with ValueError "
                       "(no API server runs in headless mode)", option.span,
                       Fix("remove --api-server-count from the headless node", drop(option)))
     if serve.has("--data-parallel-hybrid-lb"):
         option = serve.opt("--data-parallel-hybrid-lb")
-        yield Finding(HEADLESS_API, "--data-parallel-hybrid-lb with --headless: vllm serve stops with ValueError "
+        yield Finding(HEADLESS_API, f"--data-parallel-hybrid-lb with --headless: vllm serve of {where} stops with ValueError "
                       "'data_parallel_hybrid_lb is not applicable in headless mode'", option.span,
                       Fix("remove --data-parallel-hybrid-lb from the headless node", drop(option)))
 
@@ -1336,7 +1339,7 @@ DP_LOCAL = RuleMeta(
     id="QL542",
     name="dp-local-size",
     severity="error",
-    requires=("dp",),
+    requires=("dp", "version"),
     title=Text(en="--data-parallel-size-local does not fit the DP group", zh="--data-parallel-size-local 与 DP 组不匹配"),
     why=Text(
         en="The ranks on one node cannot exceed the whole DP group: vLLM stops with ValueError when "
@@ -1361,18 +1364,18 @@ def dp_local_size(scope: Scope):
     """local DP size above the DP size, 0 on a headless node, or != 1 with --data-parallel-rank."""
     serve, dp = scope.serve, scope.get("dp")
     local = int_option(serve, "--data-parallel-size-local")
-    if local is None:
+    if local is None or not since(scope, "v0.17.0rc1"):
         return
-    span = value_span(serve, "--data-parallel-size-local")
+    span, where = value_span(serve, "--data-parallel-size-local"), at_version(scope)
     if serve.opt("--data-parallel-rank") is not None and local != 1:
         yield Finding(DP_LOCAL, f"--data-parallel-rank with --data-parallel-size-local {local}: an external DP rank "
-                      "is one engine, vLLM asserts the local size is 1", span,
+                      f"is one engine, {where} asserts the local size is 1", span,
                       Fix("drop --data-parallel-size-local (or set it to 1) for external DP ranks"))
     elif local > dp:
-        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} is larger than --data-parallel-size {dp}: vLLM "
-                      "stops with ValueError", span, Fix(f"use at most {dp} local ranks, or raise --data-parallel-size"))
+        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} is larger than --data-parallel-size {dp}: "
+                      f"{where} stops with ValueError", span, Fix(f"use at most {dp} local ranks, or raise --data-parallel-size"))
     elif local <= 0 and serve.has("--headless"):
-        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} on a --headless node: vLLM stops with ValueError "
+        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} on a --headless node: {where} stops with ValueError "
                       "'data_parallel_size_local must be > 0 in headless mode'", span, Fix("give the node at least one rank"))
 
 
@@ -1380,19 +1383,23 @@ LB_MODES = RuleMeta(
     id="QL543",
     name="dp-lb-modes-conflict",
     severity="error",
+    requires=("version",),
     title=Text(en="Two data-parallel load-balancing modes at once", zh="同时指定了两种数据并行负载均衡模式"),
     why=Text(
         en="vllm serve derives one load-balancing mode: external (--data-parallel-external-lb or "
         "--data-parallel-rank), hybrid (--data-parallel-hybrid-lb, or any --data-parallel-start-rank when "
         "neither hybrid nor multi-port is given) or multi-port (--data-parallel-multi-port-external-lb). Options "
-        "implying two of them stop it with ValueError. A --data-parallel-start-rank 0 next to "
-        "--data-parallel-rank is enough to trigger it.",
+        "implying two of them stop it with ValueError from v0.22.1rc1 (vLLM 0.22.1) on; a "
+        "--data-parallel-start-rank 0 next to --data-parallel-rank is enough. Earlier releases only assert when "
+        "--data-parallel-hybrid-lb and --data-parallel-external-lb are both given.",
         zh="vllm serve 只能推导出一种负载均衡模式：外部（--data-parallel-external-lb 或 --data-parallel-rank）、混合"
         "（--data-parallel-hybrid-lb；在未指定混合与多端口时，只要给出 --data-parallel-start-rank 也算）或多端口"
-        "（--data-parallel-multi-port-external-lb）。隐含两种模式的参数组合会以 ValueError 退出；与 --data-parallel-rank "
-        "一起写一个 --data-parallel-start-rank 0 就足以触发。",
+        "（--data-parallel-multi-port-external-lb）。隐含两种模式的参数组合自 v0.22.1rc1（vLLM 0.22.1）起会以 ValueError 退出；与 "
+        "--data-parallel-rank 一起写一个 --data-parallel-start-rank 0 就足以触发。更早的版本只在同时给出 "
+        "--data-parallel-hybrid-lb 与 --data-parallel-external-lb 时断言失败。",
     ),
-    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L71-97", "vllm_ascend_facts.md section 5"),
+    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L71-97", "vllm@v0.17.0:vllm/engine/arg_utils.py L1555-1557",
+             "vllm_ascend_facts.md section 5"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-rank 1 --data-parallel-start-rank 0\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-rank 1\n",
@@ -1412,6 +1419,14 @@ def lb_modes(scope: Scope):
         hybrid = serve.has("--data-parallel-hybrid-lb")
     else:
         hybrid = serve.opt("--data-parallel-start-rank") is not None
+    if not since(scope, "v0.17.0rc1"):
+        return
+    if not since(scope, "v0.22.1rc1"):
+        if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb"):
+            yield Finding(LB_MODES, f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {at_version(scope)} "
+                          "asserts they are not both set", serve.opt("--data-parallel-hybrid-lb").span,
+                          Fix("keep one of the two load-balancing switches"))
+        return
     modes = [name for name, on in (("external (--data-parallel-rank / --data-parallel-external-lb)", external),
                                    ("hybrid (--data-parallel-start-rank / --data-parallel-hybrid-lb)", hybrid),
                                    ("multi-port (--data-parallel-multi-port-external-lb)", multi)) if on]
@@ -1419,7 +1434,8 @@ def lb_modes(scope: Scope):
         return
     blame = serve.opt("--data-parallel-start-rank") or serve.opt("--data-parallel-hybrid-lb") or \
         serve.opt("--data-parallel-multi-port-external-lb")
-    yield Finding(LB_MODES, f"the options imply {' and '.join(modes)} load balancing: vllm serve stops with ValueError "
+    yield Finding(LB_MODES, f"the options imply {' and '.join(modes)} load balancing: vllm serve of {at_version(scope)} "
+                  "stops with ValueError "
                   "'Cannot use more than one data parallel load balancing mode'", blame.span,
                   Fix("keep the options of one load-balancing mode only"))
 
@@ -1428,6 +1444,7 @@ HYBRID_LB = RuleMeta(
     id="QL544",
     name="dp-hybrid-lb-inferred",
     severity="info",
+    requires=("version",),
     faq="qwen35-397b-mp-hang",
     title=Text(en="A non-zero start rank without --headless selects hybrid load balancing",
                zh="非零起始 rank 且未加 --headless 时会选用混合负载均衡"),
@@ -1460,13 +1477,15 @@ def hybrid_lb(scope: Scope):
     local = int_option(serve, "--data-parallel-size-local")
     if not start or local is None or serve.has("--headless") or serve.opt("--data-parallel-rank") is not None:
         return
+    if not since(scope, "v0.17.0rc1"):
+        return
     if local == 1:
         detail = "with --data-parallel-size-local 1 vLLM switches to external load balancing (one server per rank)"
     else:
         count = int_option(serve, "--api-server-count")
         servers = f"{count} API server(s)" if count is not None else f"{local} API servers (one per local rank)"
         detail = f"this node starts {servers} and balances only ranks {start}..{start + local - 1}"
-    yield Finding(HYBRID_LB, f"--data-parallel-start-rank {start} without --headless: vLLM infers hybrid load "
+    yield Finding(HYBRID_LB, f"--data-parallel-start-rank {start} without --headless: {at_version(scope)} infers hybrid load "
                   f"balancing; {detail}", value_span(serve, "--data-parallel-start-rank"),
                   Fix("add --headless if the head node should serve all ranks"))
 
@@ -1475,6 +1494,7 @@ MODEL_ARG = RuleMeta(
     id="QL545",
     name="serve-model-argument",
     severity="error",
+    requires=("version",),
     title=Text(en="vllm serve without the model as first argument", zh="vllm serve 的第一个参数不是模型"),
     why=Text(
         en="vllm serve takes the model as its first positional argument. When the first word after 'serve' is "
@@ -1502,11 +1522,12 @@ def model_argument(scope: Scope):
     if len(words) < 2 or words[1] != "serve" or not (words[0] or "").endswith("vllm"):
         return
     args = words[2:]
-    if any(word is None for word in args[:1]):
+    if any(word is None for word in args[:1]) or not since(scope, "v0.17.0rc1"):
         return
+    where = at_version(scope)
     model_opt = serve.opt("--model")
     if model_opt is not None:
-        yield Finding(MODEL_ARG, "--model with vllm serve is deprecated: vLLM moves it to the positional model "
+        yield Finding(MODEL_ARG, f"--model with vllm serve is deprecated: {where} moves it to the positional model "
                       "argument with a warning", model_opt.name_span,
                       Fix("write the model right after `vllm serve`"), severity="info")
         return
@@ -1515,10 +1536,10 @@ def model_argument(scope: Scope):
     served = serve.opt("--served-model-name")
     if served is not None:
         yield Finding(MODEL_ARG, f"the first argument after `vllm serve` is the option {args[0]}, and "
-                      "--served-model-name is set: vLLM stops with ValueError 'model should be provided as the first "
+                      f"--served-model-name is set: {where} stops with ValueError 'model should be provided as the first "
                       "positional argument'", serve.argv[2].span, Fix("put the model right after `vllm serve`"))
     elif serve.model is None:
-        yield Finding(MODEL_ARG, "vllm serve names no model: vLLM serves its built-in default model", serve.span,
+        yield Finding(MODEL_ARG, f"vllm serve names no model: {where} serves vLLM's built-in default model", serve.span,
                       Fix("put the model right after `vllm serve`"), severity="warning")
 
 
