@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,7 +141,6 @@ def sphinx_build(source: Path, out: Path, doctrees: Path, builder: str = "html")
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     status, warnings = io.StringIO(), io.StringIO()
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     try:
         with patch_docutils(source), docutils_namespace():
             app = Sphinx(str(source), str(source), str(out), str(doctrees), builder, status=status, warning=warnings,

@@ -1,51 +1,83 @@
 """Chinese text for the CLI reference (sphinx-click renders the commands' English ``--help``).
 
-Keyed by command path (``"qlint check"``) for descriptions and by option name
-(``"--hardware"``) for option help; a command-specific entry
-(``"qlint rules --format"``) wins over the shared one. Anything without a
-translation keeps its English text and is listed by ``qdoc build`` as a note,
-so a new option never breaks the build but does not go unnoticed either.
+``MESSAGES`` maps an English help text (a command's docstring after
+``inspect.cleandoc``, or an option's ``help``) to its Chinese text, like a
+gettext catalogue keyed by the message itself: when the English changes, the
+old translation no longer matches and the text shows up in ``untranslated``
+instead of silently describing something else. Untranslated text keeps its
+English in the site; ``qdoc build`` names it in a note and
+``tests/test_docgen_sphinx.py`` asks for the translation.
 """
 
 from __future__ import annotations
 
-COMMANDS = {
-    "qlint": "检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。",
-    "qlint check": "检查启动脚本（文件、目录，或用 - 表示标准输入）。",
-    "qlint config": "显示适用于 PATH 的配置（默认为当前目录）。",
-    "qlint rules": "列出全部规则：ID、名称、级别和标题。",
-    "qlint explain": "解释一条规则（按 ID 或名称）：检查什么、原因、示例、来源和常见问题。",
-    "qlint generate": "根据知识库生成一份可通过检查的单节点启动脚本。",
-    "qdoc": "从 qlint 知识库生成中英文部署指南、规则参考和常见问题，并用 Sphinx 构建站点。",
-    "qdoc build": "生成 MyST 源文件，检查其中每个 shell 代码块，再构建 HTML 站点（或输出纯 Markdown）。",
-    "qdoc check": "已提交的生成源文件与知识库不一致时以非零状态退出。",
-    "qdoc generate": "只写出 MyST 源文件，不运行 Sphinx。",
-}
+import importlib
+import inspect
 
-OPTIONS = {
-    "--version": "显示版本并退出。",
-    "--help": "显示帮助并退出。",
-    "--hardware": "目标硬件（默认取脚本中的指令或镜像标签，其次取配置文件）。",
-    "--vllm-ascend-version": "vllm-ascend 版本，例如 v0.23.0。",
-    "--select": "只启用这些规则（ID、名称或 QL2 这样的 ID 前缀，逗号分隔），替换配置文件中的 select。",
-    "--ignore": "跳过这些规则（追加到配置文件中的 ignore）。",
-    "--fail-level": "出现该级别或更高级别的问题时以 1 退出［默认：warning］。",
-    "--config": "使用指定的 .qlint.toml / pyproject.toml，而不是向上逐级查找。",
-    "--format": "输出格式［默认：text；设置 GITHUB_ACTIONS=true 时为 github］。",
-    "qlint rules --format": "输出格式：text 或 json。",
-    "qdoc build --format": "html 构建站点；markdown 输出可放入 vllm-ascend MkDocs 目录的纯 Markdown。",
-    "--exit-zero": "即使发现问题也以 0 退出（输入无法读取时仍为 2）。",
-    "--fix": "就地对文件应用安全修复，然后报告剩余问题。",
-    "--no-inline-suppressions": "忽略所有 '# qlint: disable' 注释。",
-    "--show-suppressed": "文本格式下同时列出被抑制的问题及其理由。",
-    "--quiet": "只输出问题本身：不输出汇总和附注。",
-    "--statistics": "按规则统计问题数量，而不逐条列出。",
-    "--color": "为级别着色（auto：在终端中着色，除非设置了 NO_COLOR）。",
-    "--show": "打印生效的配置以及每个取值的来源。",
-    "--launcher": "运行 DP 模板脚本的 launch_online_dp.py 命令，例如 'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'。",
-    "--lang": "说明文字的语言。",
-    "--out": "输出目录（HTML 站点或 Markdown 树）。",
-    "--source": "生成的 MyST 源文件所在目录。",
+import click
+
+MESSAGES = {
+    # qlint
+    "Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.":
+        "检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。",
+    "Show the version and exit.": "显示版本并退出。",
+    "Lint launch scripts (files, directories, or - for stdin).": "检查启动脚本（文件、目录，或用 - 表示标准输入）。",
+    "Target hardware (default: from the script's directive or image tag, else the configuration).":
+        "目标硬件（默认取脚本中的指令或镜像标签，其次取配置文件）。",
+    "vllm-ascend release, e.g. v0.23.0.": "vllm-ascend 版本，例如 v0.23.0。",
+    "Only these rules (ids, names or id prefixes such as QL2; comma-separated). Replaces the configuration's select.":
+        "只启用这些规则（ID、名称或 QL2 这样的 ID 前缀，逗号分隔），替换配置文件中的 select。",
+    "Skip these rules (adds to the configuration's ignore).": "跳过这些规则（追加到配置文件中的 ignore）。",
+    "Exit 1 when a finding is at or above this severity [default: warning].":
+        "出现该级别或更高级别的问题时以 1 退出［默认：warning］。",
+    "Use this .qlint.toml / pyproject.toml instead of searching upwards.":
+        "使用指定的 .qlint.toml / pyproject.toml，而不是向上逐级查找。",
+    "Output format [default: text; github when GITHUB_ACTIONS=true].":
+        "输出格式［默认：text；设置 GITHUB_ACTIONS=true 时为 github］。",
+    "Exit 0 even when there are findings (2 still means bad input).": "即使发现问题也以 0 退出（输入无法读取时仍为 2）。",
+    "Apply safe fixes to the files in place, then report what is left.": "就地对文件应用安全修复，然后报告剩余问题。",
+    "Also apply fixes that change behaviour beyond the finding (TP/DP, lengths); with --fix or --diff.":
+        "同时应用会改变问题之外行为的修复（TP/DP、长度等）；需与 --fix 或 --diff 一起使用。",
+    "Print the fixes as a unified diff and write nothing.": "以统一 diff 格式打印修复内容，不写入任何文件。",
+    "Ignore every '# qlint: disable' comment.": "忽略所有 '# qlint: disable' 注释。",
+    "Text format: also list suppressed findings with their reasons.": "文本格式下同时列出被抑制的问题及其理由。",
+    "Print findings only: no summary, no notes.": "只输出问题本身：不输出汇总和附注。",
+    "Print a count per rule instead of the findings.": "按规则统计问题数量，而不逐条列出。",
+    "Colour severities (auto: on a terminal, unless NO_COLOR is set).": "为级别着色（auto：在终端中着色，除非设置了 NO_COLOR）。",
+    "Language of messages and fixes (default: from the locale).": "问题说明与修复建议的语言（默认取系统区域设置）。",
+    "The launch_online_dp.py command that runs the DP template(s), e.g. "
+    "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.":
+        "运行 DP 模板脚本的 launch_online_dp.py 命令，例如 "
+        "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'。",
+    "Show the configuration that applies to PATH (default: the current folder).":
+        "显示适用于 PATH 的配置（默认为当前目录）。",
+    "Print the effective configuration and where each value comes from.": "打印生效的配置以及每个取值的来源。",
+    "List every rule: id, name, severity, title.": "列出全部规则：ID、名称、级别和标题。",
+    "Explain a rule (by id or name), or a server log's failure (--log).":
+        "解释一条规则（按 ID 或名称），或解释服务日志中的故障（--log）。",
+    "Explain the failure in a server log (- for stdin).": "解释服务日志中的故障（用 - 表示标准输入）。",
+    "With --log: the launch script, to show its corrected command.": "与 --log 一起使用：提供启动脚本，以便给出修正后的命令。",
+    "en or zh (default: from the locale).": "en 或 zh（默认取系统区域设置）。",
+    "Write a complete, commented launch script from the knowledge (it lints clean).":
+        "根据知识库写出一份带注释的完整启动脚本（可通过检查）。",
+    "Model id or checkpoint name, e.g. Qwen3.6-27B.": "模型 ID 或权重名称，例如 Qwen3.6-27B。",
+    "W8A8 checkpoint (default) or BF16.": "使用 W8A8 权重（默认）或 BF16 权重。",
+    "Release to target (default: latest stable).": "目标版本（默认：最新正式版本）。",
+    "Write the script here.": "把脚本写到该文件。",
+    # qdoc
+    "Build qlint's bilingual documentation (guides, rules, FAQ) from its knowledge base.":
+        "根据 qlint 的知识库构建中英文文档（部署指南、规则、常见问题）。",
+    "Render the sources, lint every shell block of the guides, and build the site.":
+        "生成源文件，检查部署指南中的每个 shell 代码块，然后构建站点。",
+    "Output directory [default: docs/_build/html, or docs/_build/markdown with --format markdown].":
+        "输出目录［默认：docs/_build/html；使用 --format markdown 时为 docs/_build/markdown］。",
+    "Language(s) to build.": "要构建的语言。",
+    "html: the Sphinx site; markdown: plain Markdown for vllm-ascend's MkDocs tree.":
+        "html：构建 Sphinx 站点；markdown：输出可放入 vllm-ascend MkDocs 目录的纯 Markdown。",
+    "Where the generated MyST sources go [default: docs/_generated].": "生成的 MyST 源文件存放位置［默认：docs/_generated］。",
+    "Write the MyST sources only (no lint, no Sphinx).": "只写出 MyST 源文件（不检查、不运行 Sphinx）。",
+    "Exit 1 when the committed generated sources differ from the knowledge.": "已提交的生成源文件与知识库不一致时以 1 退出。",
+    "The committed MyST sources [default: docs/_generated].": "已提交的 MyST 源文件所在目录［默认：docs/_generated］。",
 }
 
 ARGUMENTS = {
@@ -64,24 +96,31 @@ RUBRICS = {
 }
 
 
+def command_help(command: click.Command) -> str | None:
+    """The text sphinx-click shows as a command's description (its cleaned docstring)."""
+    text = command.help or command.short_help
+    return inspect.cleandoc(text) if text else None
+
+
+def translate(text: str | None) -> str | None:
+    """The Chinese text of an English help message, or None."""
+    return MESSAGES.get(text) if text else None
+
+
 def untranslated(commands: tuple[tuple[str, str], ...]) -> list[str]:
-    """Command paths and options of the given CLIs (``(prog, "module:attr")``) without Chinese text."""
-    import importlib
-
-    import click
-
+    """``"qlint check --diff"``-style names of help texts without Chinese text, for ``(prog, "module:attr")`` CLIs."""
     missing: list[str] = []
 
     def walk(command: click.Command, path: str) -> None:
         if command.hidden:
             return
-        if (command.help or command.short_help) and path not in COMMANDS:
+        text = command_help(command)
+        if text and translate(text) is None:
             missing.append(path)
         for param in command.params:
             if isinstance(param, click.Option) and param.help and not param.hidden:
-                name = next((o for o in param.opts if o.startswith("--")), param.opts[0])
-                if f"{path} {name}" not in OPTIONS and name not in OPTIONS:
-                    missing.append(f"{path} {name}")
+                if translate(param.help) is None:
+                    missing.append(f"{path} {max(param.opts, key=len)}")
         if isinstance(command, click.Group):
             for name in sorted(command.commands):
                 walk(command.commands[name], f"{path} {name}")

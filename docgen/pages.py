@@ -259,8 +259,9 @@ def render_disagreements(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, fl
     page.heading(1, say(lang, "disagree.title"))
     page.para(say(lang, "disagree.intro"))
     page.heading(2, say(lang, "disagree.records"))
+    readable = {pick(RECORD_KIND[k], lang) for k in ("hardware", "recipe")}
     for kind, name, record in disputed_records(kb, lang):
-        page.heading(3, f"{kind}{colon(lang)}{code(name)}")
+        page.heading(3, f"{kind}{colon(lang)}{escape(name) if kind in readable else code(name)}")
         page.para(escape(text_of(record.disagreement, lang)))
         page.bullets([citations.render(s, lang) for s in record.sources])
     page.heading(2, say(lang, "disagree.rules"))

@@ -36,16 +36,20 @@ def _missing(app, key: str) -> None:
 def _description(app, ctx, lines: list[str]) -> None:
     if not _chinese(app) or not any(line.strip() for line in lines):
         return
-    text = cli_zh.COMMANDS.get(ctx.command_path)
+    text = cli_zh.translate(cli_zh.command_help(ctx.command))
     if text is None:
         _missing(app, ctx.command_path)
         return
     lines[:] = [text, ""]
 
 
-def _option_name(spec: str) -> str:
-    names = re.findall(r"--[\w-]+", spec)
-    return names[0] if names else spec.split()[0]
+def _option(ctx, spec: str):
+    """The click Option an ``.. option::`` line documents (matched on its spellings)."""
+    names = set(re.findall(r"(?<![\w-])--?[\w-]+", spec))
+    for param in ctx.command.params:
+        if getattr(param, "opts", None) and names & set(param.opts) | names & set(param.secondary_opts):
+            return param
+    return None
 
 
 def _options(app, ctx, lines: list[str]) -> None:
@@ -65,12 +69,12 @@ def _options(app, ctx, lines: list[str]) -> None:
         while index < len(lines) and not _OPTION.match(lines[index]):
             body.append(lines[index])
             index += 1
-        name = _option_name(match.group("spec"))
-        text = cli_zh.OPTIONS.get(f"{ctx.command_path} {name}", cli_zh.OPTIONS.get(name))
+        param = _option(ctx, match.group("spec"))
+        text = cli_zh.translate(getattr(param, "help", None))
         fields = [line for line in body if line.strip().startswith(":")]
         prose = [line for line in body if line.strip() and not line.strip().startswith(":")]
         if prose and text is None:
-            _missing(app, f"{ctx.command_path} {name}")
+            _missing(app, f"{ctx.command_path} {match.group('spec').split()[0]}")
         kept = ["", f"    {text}"] if text is not None else ([""] + prose if prose else [])
         for line in fields:
             for english, chinese in _FIELDS.items():

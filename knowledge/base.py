@@ -70,10 +70,12 @@ class KnowledgeError(Exception):
     """A knowledge data file is missing or invalid. The message names file and field."""
 
 
+@lru_cache(maxsize=1024)
 def parse_version(tag: str) -> Version:
     """``v0.23.0rc1`` -> Version('0.23.0rc1'); ``main`` -> a version above all releases.
 
-    Raises InvalidVersion for anything else.
+    Raises InvalidVersion for anything else. Cached: rules compare the same few
+    tags many times per script, and a Version is immutable.
     """
     if tag == MAIN:
         return Version("9999")
@@ -228,6 +230,11 @@ class KnowledgeBase:
             for alias in spec.aliases:
                 index[alias.replace("_", "-") if alias.startswith("--") else alias] = spec
         return index
+
+    @cached_property
+    def flag_names(self) -> list[str]:
+        """The canonical long name of every flag, sorted."""
+        return sorted({spec.name for spec in self.flags})
 
     def sub_config(self, flag: str) -> SubConfig | None:
         for item in self.sub_configs:

@@ -84,7 +84,7 @@ class Planner:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
         self.flag_index = kb.flag_index
-        self.long_names = sorted({spec.name for spec in kb.flags})
+        self.long_names = kb.flag_names
 
     # -- options -------------------------------------------------------------
     def resolve_flag(self, spelled: str) -> tuple[str, bool, bool]:
@@ -375,6 +375,8 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     # so an image the code itself uses still wins (the image_tag fact takes the last one)
     noted: list[Value] = []
     for comment in parsed.comments:
+        if "vllm-ascend:" not in comment.text:
+            continue  # the regex scans slowly; most comments name no image
         for match in _IMAGE_IN_COMMENT.finditer(comment.text):
             if comment.span.line == comment.span.end_line and parse_image(match.group(0)):
                 column = comment.span.column + match.start()
@@ -431,9 +433,9 @@ def dangling_continuations(source: SourceText) -> list[Span]:
         if index == -1:
             break
         start = index + width
-        rest = data[start:]
-        next_line = rest.split(b"\n", 1)[0].strip()
-        if next_line and rest:
+        line_end = data.find(b"\n", start)
+        next_line = data[start : len(data) if line_end == -1 else line_end].strip()
+        if next_line and start < len(data):
             continue
         if tree is None:
             tree = _parser().parse(data)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 
 from qlint.rules.plan import Span
 
 MAX_BYTES = 5 * 1024 * 1024
 """Scripts larger than this (5 MiB) are refused: no launch script is that big."""
+
+_NEWLINE = re.compile(b"\n")
 
 
 class InputError(Exception):
@@ -34,10 +37,10 @@ class SourceText:
 
     def __post_init__(self) -> None:
         starts = [0]
-        for index, byte in enumerate(self.data):
-            if byte == 10:
-                starts.append(index + 1)
+        starts += [match.end() for match in _NEWLINE.finditer(self.data)]
         self._line_starts = starts
+        # with ASCII text a column is a byte count: no decoding per position
+        self._ascii = self.data.isascii()
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> "SourceText":
@@ -70,11 +73,17 @@ class SourceText:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column in characters) of a byte offset."""
-        offset = max(0, min(offset, len(self.data)))
-        row = bisect.bisect_right(self._line_starts, offset) - 1
-        start = self._line_starts[row]
-        column = len(self.data[start:offset].decode("utf-8", "replace")) + 1
-        return row + 1, column
+        data = self.data
+        if offset < 0:
+            offset = 0
+        elif offset > len(data):
+            offset = len(data)
+        starts = self._line_starts
+        row = bisect.bisect_right(starts, offset) - 1
+        start = starts[row]
+        if self._ascii or data[start:offset].isascii():
+            return row + 1, offset - start + 1
+        return row + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
     def span(self, start: int, end: int) -> Span:
         line, column = self.position(start)

@@ -39,6 +39,7 @@ class Known:
 
 
 UNKNOWN = object()
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class Settings:
     lang: str = "en"
 
 
-@dataclass
+@dataclass(slots=True)
 class Scope:
     """Evaluation context: the plan, the knowledge, one serve command (or none)."""
 
@@ -116,12 +117,16 @@ class Scope:
 
     def known(self, name: str) -> Known | None:
         """The Known of a fact, or None when it is unknown for this command."""
-        if self._allowed is not None and name not in self._allowed:
-            raise RuntimeError(f"{name!r} is read but not declared in requires {self._allowed}")
-        definition = FACTS[name]
-        if definition.scope == "script" and self.parent is not None:
-            return self.parent._compute(name)
-        return self._compute(name)
+        allowed = self._allowed
+        if allowed is not None and name not in allowed:
+            raise RuntimeError(f"{name!r} is read but not declared in requires {allowed}")
+        holder = self
+        if self.parent is not None and FACTS[name].scope == "script":
+            holder = self.parent
+        cached = holder.values.get(name, _MISSING)
+        if cached is not _MISSING:
+            return None if cached is UNKNOWN else cached
+        return holder._compute(name)
 
     def get(self, name: str) -> Any:
         """The value of a fact; raises Unknown when the script does not fix it."""
@@ -131,8 +136,9 @@ class Scope:
         return result.value
 
     def _compute(self, name: str) -> Known | None:
-        if name in self.values:
-            cached = self.values[name]
+        values = self.values
+        if name in values:
+            cached = values[name]
             return None if cached is UNKNOWN else cached
         definition = FACTS[name]
         previous = self._allowed
@@ -145,7 +151,7 @@ class Scope:
             result = UNKNOWN
         finally:
             self._allowed = previous
-        self.values[name] = result
+        values[name] = result
         return None if result is UNKNOWN else result
 
     def trace(self, names: Iterable[str]) -> list[FactTrace]:
@@ -221,7 +227,21 @@ class RuleGraph:
 
     def order(self) -> list[RuleDef]:
         """Rules in topological order (every fact a rule reads comes first)."""
-        return [self._rules[n[5:]] for n in self._order if n.startswith("rule:")]
+        return list(self._rule_order)
+
+    @cached_property
+    def _rule_order(self) -> tuple[RuleDef, ...]:
+        return tuple(self._rules[n[5:]] for n in self._order if n.startswith("rule:"))
+
+    @cached_property
+    def _steps(self) -> tuple[tuple, ...]:
+        """Per rule, what ``_run`` needs, computed once: (rule, scope kind, requires, allowed, check)."""
+        return tuple(self._step(rule) for rule in self._rule_order)
+
+    def _step(self, rule: RuleDef) -> tuple:
+        meta = rule.meta
+        requires = tuple((name, self._facts[name].scope == "script") for name in meta.requires)
+        return (rule, meta.scope, requires, meta.requires + meta.optional, rule.check)
 
     def fact_order(self) -> list[str]:
         return [n[5:] for n in self._order if n.startswith("fact:")]
@@ -267,12 +287,16 @@ class RuleGraph:
             Scope(plan=plan, kb=kb, settings=settings, serve=command, parent=script)
             for command in plan.serve_commands()
         ]
-        for rule in self.order():
-            if rule.meta.scope == "deployment":
+        script_scopes = [script]
+        run = self._run_step
+        for step in self._steps:
+            kind = step[1]
+            if kind == "deployment":
                 continue
-            scopes = [script] if rule.meta.scope == "script" else serve_scopes
-            for scope in scopes:
-                findings.extend(self._run(rule, scope))
+            for scope in script_scopes if kind == "script" else serve_scopes:
+                produced = run(step, scope)
+                if produced:
+                    findings.extend(produced)
         return findings
 
     def evaluate_deployment(self, plans: list[LaunchPlan], kb: KnowledgeBase, settings: Settings) -> list[Finding]:
@@ -290,20 +314,35 @@ class RuleGraph:
         return findings
 
     def _run(self, rule: RuleDef, scope: Scope) -> list[Finding]:
-        scope._allowed = rule.meta.requires + rule.meta.optional
+        return self._run_step(self._step(rule), scope)
+
+    def _run_step(self, step: tuple, scope: Scope) -> list[Finding]:
+        rule, _, requires, allowed, check = step
+        parent = scope.parent
+        for needed, script_fact in requires:  # a required fact that is unknown skips the rule
+            holder = parent if script_fact and parent is not None else scope
+            value = holder.values.get(needed, _MISSING)
+            if value is UNKNOWN:
+                return []
+            if value is _MISSING:
+                scope._allowed = allowed
+                try:
+                    if holder._compute(needed) is None:
+                        return []
+                finally:
+                    scope._allowed = None
+        scope._allowed = allowed
         try:
-            for needed in rule.meta.requires:
-                if scope.known(needed) is None:
-                    return []
-            produced = list(rule.check(scope))
+            produced = list(check(scope))
         except Unknown:
             return []
         finally:
             scope._allowed = None
-        trace_names = self.inputs(rule.meta.id)
-        for finding in produced:
-            if not finding.trace:
-                finding.trace = scope.trace(trace_names)
+        if produced:
+            trace_names = self.inputs(rule.meta.id)
+            for finding in produced:
+                if not finding.trace:
+                    finding.trace = scope.trace(trace_names)
         return produced
 
 

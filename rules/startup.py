@@ -598,7 +598,7 @@ DYNTRA = RuleMeta(
         "若开启时 kv_role 不是 kv_consumer、--data-parallel-size 为 1、DP 组跨越多个节点，或与均衡调度、"
         "profiling_chunk_config 同时开启，main 会以 ValueError 退出。",
     ),
-    sources=("vllm-ascend@main:vllm_ascend/platform.py L864-893", "vllm_ascend_facts.md section 4.6"),
+    sources=("vllm-ascend@main:vllm_ascend/platform.py L865-893", "vllm_ascend_facts.md section 4.6"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 "
         "--additional-config '{\"scheduler_config\": {\"dyntra_lb_config\": {\"enabled\": true}}}'\n",
@@ -650,7 +650,7 @@ REDUCE_SAMPLE = RuleMeta(
         zh="实验性的精简采样路径在 PD 预填充节点（kv_producer）上，以及与 finegrained_tp_config.lmhead_tensor_parallel_size "
         "同用时会报 ValueError。该检查存在于 v0.23.0 与 main；v0.24.0rc1、v0.25.1rc1 未包含它，会接受这一设置。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L324-338", "vllm-ascend@main:vllm_ascend/ascend_config.py L291-310",
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L324-338", "vllm-ascend@main:vllm_ascend/ascend_config.py L297-312",
              "vllm-ascend@v0.25.1rc1:vllm_ascend/ascend_config.py L273", "vllm_ascend_facts.md section 2.1"),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_reduce_sample\": true}' "
@@ -797,7 +797,7 @@ KV_OVERWRITTEN = RuleMeta(
         "无需唯一，文档也已删除它们）；自 v0.21.0rc1 起 kv_buffer_size 被重置为 1e9，enable_permute_local_kv 被重置为 "
         "false，因为两者只对 GPU 连接器后端有意义。写上的取值不起作用。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L482-488", "vllm-ascend@main:vllm_ascend/platform.py L594-620",
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L483-487", "vllm-ascend@v0.23.0:vllm_ascend/platform.py L1134-1152", "vllm-ascend@main:vllm_ascend/platform.py L594-620",
              "vllm_ascend_facts.md section 4.8", "vllm_ascend_facts.md section 7 item 18"),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config "
@@ -922,7 +922,7 @@ SPEC_QUANT = RuleMeta(
         zh="在昇腾上，草稿模型始终沿用主模型的量化方式：自 v0.21.0rc1 起，vllm-ascend 会把 speculative-config 的 "
         "quantization 重置为 None 并打印警告。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L420-432", "vllm-ascend@main:vllm_ascend/platform.py L583-592",
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L1124-1130", "vllm-ascend@v0.21.0rc1:vllm_ascend/platform.py L1045", "vllm-ascend@main:vllm_ascend/platform.py L583-592",
              "vllm_ascend_facts.md section 4.3"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config "
@@ -1000,7 +1000,7 @@ def mtp_alias(scope: Scope):
     )
 
 
-ASYNC_METHODS = ("eagle", "eagle3", "extract_hidden_states", "dflash", "draft_model", "ngram_gpu", "mtp") + MTP_ALIASES
+NON_ASYNC_METHODS = ("ngram", "medusa", "mlp_speculator", "suffix", "custom_class")  # vLLM 0.23.0 SpeculativeMethod
 
 ASYNC_SPEC = RuleMeta(
     id="QL536",
@@ -1013,10 +1013,10 @@ ASYNC_SPEC = RuleMeta(
         en="Async scheduling works with EAGLE/MTP, draft-model and GPU n-gram speculative decoding. When "
         "--async-scheduling is given explicitly, vLLM (0.17.0 to 0.23.0) stops with ValueError for any other method (ngram, "
         "suffix, medusa, ...) and for disable_padded_drafter_batch=true; without the flag it only switches async "
-        "scheduling off with a warning.",
+        "scheduling off with a warning. Methods newer than vLLM 0.23.0 are not judged.",
         zh="异步调度支持 EAGLE/MTP、草稿模型与 GPU n-gram 投机解码。显式给出 --async-scheduling 时，对其他方法（ngram、"
         "suffix、medusa 等）以及 disable_padded_drafter_batch=true，vLLM（0.17.0 至 0.23.0）会以 ValueError 退出；不加该参数时只会打印"
-        "警告并关闭异步调度。",
+        "警告并关闭异步调度。比 vLLM 0.23.0 更新的方法不做判断。",
     ),
     sources=("vllm@v0.23.0:vllm/config/vllm.py L933-955", "vllm@v0.23.0:vllm/config/speculative.py L54-57",
              "vllm_ascend_facts.md section 4.4"),
@@ -1045,7 +1045,7 @@ def async_spec(scope: Scope):
         method = "ngram" if config.get("model") in ("ngram", "[ngram]") else "draft_model"
     option = serve.opt("--async-scheduling")
     where = at_version(scope)
-    if isinstance(method, str) and method not in ASYNC_METHODS:
+    if method in NON_ASYNC_METHODS:
         yield Finding(
             ASYNC_SPEC,
             f"--async-scheduling with speculative method {json.dumps(method)}: {where} stops with ValueError "
@@ -1302,7 +1302,7 @@ HEADLESS_API = RuleMeta(
         zh="--headless 节点只运行引擎。若同时给出大于 0 的 --api-server-count，vllm serve 会以 ValueError 退出；"
         "headless 模式也拒绝 --data-parallel-hybrid-lb。",
     ),
-    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L61-69", "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L172-182",
+    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L61-69", "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L173-175",
              "vllm_ascend_facts.md section 5"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --headless --data-parallel-size 4 --data-parallel-size-local 2 "
@@ -1524,6 +1524,9 @@ def model_argument(scope: Scope):
     args = words[2:]
     if any(word is None for word in args[:1]) or not since(scope, "v0.17.0rc1"):
         return
+    lines = range(serve.span.line, serve.span.end_line + 1)
+    if any(span.line in lines for _, span in scope.plan.glued_redirects):
+        return  # a <placeholder> eats the model word; QL107 reports it
     where = at_version(scope)
     model_opt = serve.opt("--model")
     if model_opt is not None:
@@ -1678,7 +1681,7 @@ MEGA_MOE = RuleMeta(
         "vllm-ascend 会以 ValueError 退出。文档写的默认值是 65536，而 main 的代码用的是 131072；任何正值都会被接受，"
         "因此这一差异不作报告。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L306-318", "vllm-ascend@main:vllm_ascend/ascend_config.py L283-291",
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L306-318", "vllm-ascend@main:vllm_ascend/ascend_config.py L283-290",
              "vllm_ascend_facts.md section 7 item 21"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --additional-config '{\"mega_moe_max_tokens\": 0}'\n",
