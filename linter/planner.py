@@ -43,7 +43,7 @@ _DOCKER_SWITCHES = {"--rm", "-it", "-ti", "-i", "-t", "-d", "--privileged", "--i
 
 
 def _value(word: Word) -> Value:
-    return Value(text=word.value, span=word.span, raw=word.raw, symbols=list(word.symbols))
+    return Value(word.value, word.span, word.raw, list(word.symbols))
 
 
 def _sub_span(source: SourceText, word: Word, start: int, end: int) -> Span | None:
@@ -115,7 +115,7 @@ class Planner:
         while index < len(words):
             word = words[index]
             text = word.value
-            if text is None or not text.startswith("-") or text == "-" or _is_number(text):
+            if text is None or not text.startswith("-") or text == "-" or (text[1] != "-" and _is_number(text)):
                 positionals.append(_value(word))
                 index += 1
                 continue

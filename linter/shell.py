@@ -217,19 +217,27 @@ class _Walker:
         return None
 
     def make_word(self, node: ts.Node) -> Word:
-        value, symbols = self.expand(node)
+        kind = node.type
+        start = node.start_byte
+        end = node.end_byte
+        raw = self.source.data[start:end].decode("utf-8", "replace")
         content_start = None
-        if node.type == "raw_string" or (node.type == "string" and not node.named_children):
-            content_start = node.start_byte + 1
-        elif node.type == "string" and all(c.type == "string_content" for c in node.named_children):
-            if "\\" not in self.text(node):
-                content_start = node.start_byte + 1
-        elif node.type in ("word", "number") and "\\" not in self.text(node):
-            content_start = node.start_byte
+        if kind == "word" or kind == "number":  # the common case, without a second walk
+            value, symbols = _unescape(raw), []
+            if "\\" not in raw:
+                content_start = start
+        else:
+            value, symbols = self.expand(node)
+            if kind == "raw_string":
+                content_start = start + 1
+            elif kind == "string":
+                named = node.named_children
+                if not named or (all(c.type == "string_content" for c in named) and "\\" not in raw):
+                    content_start = start + 1
         return Word(
-            raw=self.text(node),
+            raw=raw,
             value=value,
-            span=self.span(node),
+            span=self.source.span(start, end),
             symbols=symbols,
             content_start=content_start,
         )
@@ -292,23 +300,53 @@ class _Walker:
         """Words tree-sitter files under a redirect that bash treats as arguments.
 
         A redirect takes exactly one target word; tree-sitter-bash attaches the
-        following words too (``cmd <x> -H y`` -> ``-H``, ``y``). Also records
-        redirects glued to a word (``http://<server_ip>:<port>/``): placeholders
-        that bash would read as redirections.
+        following words too (``cmd <x> -H y`` -> ``-H``, ``y``). A ``<name>``
+        placeholder (``<`` whose target runs straight into a ``>``, as in
+        ``--port <port>`` or ``http://<server_ip>:8000``) is what the author meant
+        as a value: it becomes one symbolic word, the words after it stay
+        arguments, and its span is recorded so that QL107 can say bash would read
+        it as redirections.
         """
         extra: list[Word] = []
-        for child in node.children:
-            if child.type != "file_redirect":
-                continue
+        redirects = [child for child in node.children if child.type == "file_redirect"]
+        placeholder_ends: set[int] = set()
+        for index, child in enumerate(redirects):
             destinations = child.children_by_field_name("destination")
             operator = child.children[0] if child.children else None
+            kind = operator.type if operator is not None else ""
             glued = child.start_byte > 0 and self.source.data[child.start_byte - 1 : child.start_byte] not in (b" ", b"\t", b"\n")
-            if operator is not None and operator.type in ("<", ">") and glued:
+            following = redirects[index + 1] if index + 1 < len(redirects) else None
+            placeholder = (
+                kind == "<" and destinations and following is not None
+                and following.start_byte == destinations[0].end_byte
+                and following.children and following.children[0].type == ">"
+            )
+            if placeholder:
+                span = self.source.span(child.start_byte, following.start_byte + 1)
+                self.glued_redirects.append(span)
+                text = self.text(child) + ">"
+                extra.append(Word(raw=text, value=None, span=span, symbols=[text]))
+                placeholder_ends.add(following.start_byte)
+                continue
+            if child.start_byte in placeholder_ends:  # the '>' closing a placeholder: all words are arguments
+                extra.extend(self.make_word(d) for d in destinations)
+                continue
+            if kind in ("<", ">") and glued:
                 end = destinations[0].end_byte if destinations else child.end_byte
                 self.glued_redirects.append(self.source.span(child.start_byte, end))
             for destination in destinations[1:]:
                 extra.append(self.make_word(destination))
         return extra
+
+    def split_words(self, child: ts.Node) -> list[Word]:
+        """An unquoted ``$VAR`` / ``${VAR}`` argument is split on blanks, as bash does."""
+        word = self.make_word(child)
+        if child.type not in ("simple_expansion", "expansion") or word.value is None:
+            return [word]
+        parts = word.value.split()
+        if len(parts) == 1 and parts[0] == word.value:
+            return [word]
+        return [Word(raw=word.raw, value=part, span=word.span) for part in parts]
 
     def command(self, node: ts.Node, background: bool, extra: list[Word] | None = None) -> None:
         prefix: list[Assignment] = []
@@ -322,7 +360,7 @@ class _Walker:
             elif child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 continue
             elif child.is_named and child.type != "comment":
-                words.append(self.make_word(child))
+                words.extend(self.split_words(child))
             elif child.type == "comment":
                 self.comments.append(Comment(self.text(child), self.span(child)))
         words.extend(extra or [])

@@ -86,9 +86,21 @@ class SourceText:
         return row + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
     def span(self, start: int, end: int) -> Span:
-        line, column = self.position(start)
-        end_line, end_column = self.position(end)
-        return Span(line=line, column=column, end_line=end_line, end_column=end_column)
+        if not self._ascii:
+            line, column = self.position(start)
+            end_line, end_column = self.position(end)
+            return Span(line=line, column=column, end_line=end_line, end_column=end_column)
+        # ASCII: columns are byte counts; one search when both ends share a line
+        size = len(self.data)
+        start = 0 if start < 0 else size if start > size else start
+        end = 0 if end < 0 else size if end > size else end
+        starts = self._line_starts
+        row = bisect.bisect_right(starts, start) - 1
+        line_start = starts[row]
+        if start <= end and (row + 1 == len(starts) or end < starts[row + 1]):
+            return Span(line=row + 1, column=start - line_start + 1, end_line=row + 1, end_column=end - line_start + 1)
+        end_row = bisect.bisect_right(starts, end) - 1
+        return Span(line=row + 1, column=start - line_start + 1, end_line=end_row + 1, end_column=end - starts[end_row] + 1)
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line ending."""
@@ -100,5 +112,7 @@ class SourceText:
 
     def offset_after_chars(self, start: int, chars: int) -> int:
         """Byte offset reached by moving ``chars`` characters forward from ``start``."""
+        if self._ascii and chars >= 0:
+            return start + max(0, min(chars, len(self.data) - start))
         text = self.data[start:].decode("utf-8", "replace")
         return start + len(text[:chars].encode("utf-8"))

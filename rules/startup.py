@@ -5,7 +5,7 @@ other rule family covers. ``docs/startup-validations.md`` maps every item to its
 Groups: environment (QL520-QL521), ``--additional-config`` switches (QL522-QL530),
 ``--kv-transfer-config`` (QL531-QL533), speculative decoding (QL534-QL536), graph capture
 (QL537-QL540), data parallel and the serve command line (QL541-QL545), hybrid cache mode and
-context parallel (QL546-QL548). Every version-dependent message names the release it assumed.
+context parallel (QL546-QL548), MLA on 310P (QL549). Every version-dependent message names the release it assumed.
 """
 
 from __future__ import annotations
@@ -911,18 +911,19 @@ def unknown_connector(scope: Scope):
 
 SPEC_QUANT = RuleMeta(
     id="QL534",
-    name="speculative-quantization-ignored",
-    severity="info",
+    name="speculative-config-values",
+    severity="error",
     requires=("speculative", "version"),
-    fix="safe",
-    title=Text(en="quantization in --speculative-config is ignored", zh="--speculative-config 中的 quantization 被忽略"),
+    title=Text(en="A --speculative-config value vLLM rejects or vllm-ascend overrides",
+               zh="--speculative-config 中被 vLLM 拒绝或被 vllm-ascend 改写的取值"),
     why=Text(
-        en="On Ascend the draft model always uses the main model's quantization method: from v0.21.0rc1 "
-        "vllm-ascend resets speculative-config quantization to None with a warning.",
-        zh="在昇腾上，草稿模型始终沿用主模型的量化方式：自 v0.21.0rc1 起，vllm-ascend 会把 speculative-config 的 "
-        "quantization 重置为 None 并打印警告。",
+        en="vLLM stops with ValueError when num_speculative_tokens is not greater than zero. On Ascend the draft "
+        "model always uses the main model's quantization method: from v0.21.0rc1 vllm-ascend resets "
+        "speculative-config quantization to None with a warning (info).",
+        zh="num_speculative_tokens 不大于 0 时，vLLM 以 ValueError 退出。在昇腾上，草稿模型始终沿用主模型的量化方式："
+        "自 v0.21.0rc1 起，vllm-ascend 会把 speculative-config 的 quantization 重置为 None 并打印警告（提示）。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L1124-1130", "vllm-ascend@v0.21.0rc1:vllm_ascend/platform.py L1045", "vllm-ascend@main:vllm_ascend/platform.py L583-592",
+    sources=("vllm@v0.23.0:vllm/config/speculative.py L990-994", "vllm@v0.17.0:vllm/config/speculative.py L759","vllm-ascend@v0.23.0:vllm_ascend/platform.py L1124-1130", "vllm-ascend@v0.21.0rc1:vllm_ascend/platform.py L1045", "vllm-ascend@main:vllm_ascend/platform.py L583-592",
              "vllm_ascend_facts.md section 4.3"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config "
@@ -935,9 +936,20 @@ SPEC_QUANT = RuleMeta(
 
 @check(SPEC_QUANT)
 def spec_quant(scope: Scope):
-    """speculative-config quantization (reset by vllm-ascend)."""
+    """num_speculative_tokens <= 0; speculative-config quantization (reset by vllm-ascend)."""
     config = scope.get("speculative")
-    if not config or config.get("quantization") is None or not since(scope, "v0.21.0rc1"):
+    if not config or not since(scope, "v0.17.0rc1"):
+        return
+    tokens = config.get("num_speculative_tokens")
+    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 0:
+        yield Finding(
+            SPEC_QUANT,
+            f"num_speculative_tokens {tokens}: {at_version(scope)} stops with ValueError 'Expected "
+            "num_speculative_tokens to be greater than zero'",
+            key_span(scope.serve, "--speculative-config", "num_speculative_tokens"),
+            Fix("use 1 or more speculative tokens, or drop --speculative-config"),
+        )
+    if config.get("quantization") is None or not since(scope, "v0.21.0rc1"):
         return
     yield Finding(
         SPEC_QUANT,
@@ -945,6 +957,7 @@ def spec_quant(scope: Scope):
         "to None; the draft uses the main model's quantization",
         key_span(scope.serve, "--speculative-config", "quantization"),
         Fix("drop quantization from --speculative-config"),
+        severity="info",
     )
 
 
@@ -1619,21 +1632,26 @@ def mamba_mode(scope: Scope):
 
 PCP = RuleMeta(
     id="QL547",
-    name="pcp-unsupported",
+    name="context-parallel-unsupported",
     severity="error",
-    requires=("dp", "version"),
-    title=Text(en="Prefill context parallel where the release rejects it", zh="在该版本拒绝的配置下使用预填充上下文并行"),
+    requires=("dp", "speculative", "version"),
+    title=Text(en="Context parallel where the release rejects it", zh="在该版本拒绝的配置下使用上下文并行"),
     why=Text(
         en="--prefill-context-parallel-size > 1 (PCP) is release-dependent on Ascend: v0.22.1rc1 to v0.24.0rc1 "
         "stop with ValueError when it is combined with --data-parallel-size > 1; from v0.25.1rc1 PCP is refused "
         "on the default (V1) model runner and only runs with Model Runner V2 (VLLM_USE_V2_MODEL_RUNNER=1, or a "
-        "model vLLM runs on V2 by default), so without that variable the rule warns.",
+        "model vLLM runs on V2 by default), so without that variable the rule warns. On main, decode context "
+        "parallel (--decode-context-parallel-size > 1) is also refused together with dynamic speculative decoding "
+        "(num_speculative_tokens_per_batch_size in --speculative-config).",
         zh="--prefill-context-parallel-size > 1（PCP）在昇腾上与版本有关：v0.22.1rc1 至 v0.24.0rc1 中，与 "
         "--data-parallel-size > 1 同用会以 ValueError 退出；自 v0.25.1rc1 起，默认（V1）模型运行器拒绝 PCP，只有 Model "
-        "Runner V2（VLLM_USE_V2_MODEL_RUNNER=1，或 vLLM 默认用 V2 运行的模型）才能运行，因此未设置该变量时给出警告。",
+        "Runner V2（VLLM_USE_V2_MODEL_RUNNER=1，或 vLLM 默认用 V2 运行的模型）才能运行，因此未设置该变量时给出警告。"
+        "在 main 上，解码上下文并行（--decode-context-parallel-size > 1）也不能与动态投机解码"
+        "（--speculative-config 中的 num_speculative_tokens_per_batch_size）同用。",
     ),
     sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L349-358", "vllm-ascend@main:vllm_ascend/platform.py L1381-1388",
-             "vllm@v0.23.0:vllm/config/vllm.py L519-531", "vllm_ascend_facts.md section 4"),
+             "vllm@v0.23.0:vllm/config/vllm.py L519-531", "vllm-ascend@main:vllm_ascend/platform.py L1401-1419",
+             "vllm_ascend_facts.md section 4", "vllm_ascend_facts.md section 4.4"),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --prefill-context-parallel-size 2 --data-parallel-size 2\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --prefill-context-parallel-size 2\n",
@@ -1644,8 +1662,17 @@ PCP = RuleMeta(
 
 @check(PCP)
 def pcp(scope: Scope):
-    """PCP > 1 with DP > 1 (v0.22.1rc1..v0.24.0rc1) or on the V1 model runner (v0.25.1rc1+)."""
+    """PCP > 1 with DP > 1 (v0.22.1rc1..v0.24.0rc1) or on the V1 model runner (v0.25.1rc1+);
+    DCP > 1 with dynamic speculative decoding (main)."""
     serve = scope.serve
+    dcp = int_option(serve, "--decode-context-parallel-size")
+    spec = scope.get("speculative") or {}
+    if dcp is not None and dcp > 1 and spec.get("num_speculative_tokens_per_batch_size") \
+            and scope.get("version") == MAIN:
+        yield Finding(PCP, f"--decode-context-parallel-size {dcp} with dynamic speculative decoding "
+                      "(num_speculative_tokens_per_batch_size): main stops with ValueError",
+                      value_span(serve, "--decode-context-parallel-size"),
+                      Fix("use --decode-context-parallel-size 1, or drop num_speculative_tokens_per_batch_size"))
     size = int_option(serve, "--prefill-context-parallel-size")
     if size is None or size <= 1 or not since(scope, "v0.22.1rc1"):
         return
@@ -1701,3 +1728,40 @@ def mega_moe(scope: Scope):
                   "'mega_moe_max_tokens must be a positive integer'",
                   key_span(scope.serve, "--additional-config", "mega_moe_max_tokens"),
                   Fix("use a positive token count (or drop the key for the default)"))
+
+
+MLA_310P = RuleMeta(
+    id="QL549",
+    name="310p-mla-model",
+    severity="error",
+    requires=("hardware", "mla_attention", "version"),
+    faq="atlas-300i-duo-deployment",
+    title=Text(en="An MLA model on Atlas 300I (310P)", zh="在 Atlas 300I（310P）上运行 MLA 模型"),
+    why=Text(
+        en="The 310P model runner only has the plain attention backend: when it allocates the KV cache it stops "
+        "with ValueError 'MLAAttention is not supported for 310P' (and likewise for DeepSeek sparse attention) "
+        "from v0.15.0rc1, when MoE models reached 310P. DeepSeek-V3-style models therefore cannot run there.",
+        zh="310P 的模型运行器只有普通注意力后端：自 v0.15.0rc1（MoE 模型登陆 310P）起，它在分配 KV 缓存时会以 ValueError "
+        "“MLAAttention is not supported for 310P” 退出（DeepSeek 稀疏注意力同样如此）。因此 DeepSeek-V3 类模型无法在其上运行。",
+    ),
+    sources=("vllm-ascend@v0.15.0rc1:vllm_ascend/_310p/model_runner_310p.py L52",
+             "vllm-ascend@v0.23.0:vllm_ascend/_310p/model_runner_310p.py L744-753", "vllm_ascend_facts.md section 4.1"),
+    examples=(Example(
+        bad="vllm serve deepseek-ai/DeepSeek-V3.1 --dtype float16 --tensor-parallel-size 4\n",
+        good="vllm serve Qwen/Qwen3-32B --dtype float16 --tensor-parallel-size 4\n",
+        hardware="310p",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(MLA_310P)
+def mla_310p(scope: Scope):
+    """An MLA model served on 310P."""
+    if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not since(scope, "v0.15.0rc1"):
+        return
+    serve = scope.serve
+    yield Finding(MLA_310P, f"MLA attention model on Atlas 300I (310P): {at_version(scope)} stops with ValueError "
+                  "'MLAAttention is not supported for 310P' when it allocates the KV cache",
+                  serve.model.span if serve.model is not None else serve.span,
+                  Fix("serve this model on Atlas A2/A3; 310P runs GQA models only"))
