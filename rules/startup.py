@@ -4,8 +4,9 @@ other rule family covers. ``docs/startup-validations.md`` maps every item to its
 
 Groups: environment (QL520-QL521), ``--additional-config`` switches (QL522-QL530),
 ``--kv-transfer-config`` (QL531-QL533), speculative decoding (QL534-QL536), graph capture
-(QL537-QL540), data parallel and the serve command line (QL541-QL545), hybrid cache mode and
-context parallel (QL546-QL548), MLA on 310P (QL549). Every version-dependent message names the release it assumed.
+(QL537-QL540), data parallel and the serve command line (QL541-QL545), hybrid cache mode,
+context parallel and MoE buffers (QL546-QL548), MLA on 310P (QL549). Every version-dependent
+message names the release it assumed.
 """
 
 from __future__ import annotations

@@ -219,6 +219,13 @@ def test_ql534_and_ql535_boundaries():
     assert not hits(f"{Q27} {spec}\n", "QL535", version="v0.13.0")
 
 
+def test_ql534_non_positive_speculative_tokens():
+    spec = "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 0}'"
+    found = hits(f"{Q27} {spec}\n", "QL534", version="v0.23.0")
+    assert [f.level for f in found] == ["error"] and "num_speculative_tokens 0" in found[0].message
+    assert not hits(f"{Q27} {spec}\n", "QL534", version="v0.13.0")
+
+
 def test_ql536_eagle_mtp_and_padded_batch():
     mtp = "--async-scheduling --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'"
     assert not hits(f"{Q27} {mtp}\n", "QL536", version="v0.23.0")
@@ -369,9 +376,25 @@ def test_ql547_pcp_by_release():
     assert not hits(f"{MOE} --prefill-context-parallel-size 2 --data-parallel-size 2\n", "QL547", version="v0.21.0rc1")
 
 
+def test_ql547_dcp_with_dynamic_spec_on_main():
+    spec = ("--decode-context-parallel-size 2 --speculative-config "
+            "'{\"method\": \"mtp\", \"num_speculative_tokens\": 2, \"num_speculative_tokens_per_batch_size\": {\"1\": 2}}'")
+    assert "dynamic speculative decoding" in hits(f"{MOE} {spec}\n", "QL547", version="main")[0].message
+    assert not hits(f"{MOE} {spec}\n", "QL547", version="v0.23.0")
+
+
 def test_ql548_negative_and_release():
     text = f"{MOE} " + ac('{"mega_moe_max_tokens": -8}') + "\n"
     assert hits(text, "QL548", version="v0.23.0rc1") and not hits(text, "QL548", version="v0.22.1rc1")
+
+
+def test_ql549_mla_on_310p_only():
+    text = "vllm serve deepseek-ai/DeepSeek-R1 --dtype float16 --tensor-parallel-size 4\n"
+    found = hits(text, "QL549", hardware="310p", version="v0.18.0")
+    assert "vllm-ascend v0.18.0 stops with ValueError 'MLAAttention is not supported for 310P'" in found[0].message
+    assert not hits(text, "QL549", hardware="a3", version="v0.18.0")
+    assert not hits(text, "QL549", hardware="310p", version="v0.14.0rc1")
+    assert not hits("vllm serve Qwen/Qwen3-30B-A3B --dtype float16\n", "QL549", hardware="310p", version="v0.23.0")
 
 
 # -- quiet where the seeds are right ------------------------------------------------------------------
@@ -380,5 +403,5 @@ def test_ql548_negative_and_release():
 def test_startup_rules_raise_no_error_or_warning_on_seeds(seed):
     manifest = tomllib.loads((FIXTURES / "seeds" / "manifest.toml").read_text()).get(seed, {})
     findings = lint((FIXTURES / "seeds" / seed).read_text(), manifest.get("hardware"), manifest.get("version"))
-    loud = [f for f in findings if 520 <= int(f.rule.id[2:]) <= 548 and f.level != "info"]
+    loud = [f for f in findings if 520 <= int(f.rule.id[2:]) <= 549 and f.level != "info"]
     assert not loud, [(f.rule.id, f.message) for f in loud]
