@@ -7,11 +7,8 @@ field (``models.toml: model[3].variants[0].weights_gb: ...``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
-import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -118,6 +115,8 @@ def _validate(filename: str, key: str, model_name: str, data: bytes) -> list[Rec
     from pydantic import ValidationError
 
     from qlint.knowledge import models
+
+    import tomllib  # only when the data files changed: validation is off the lint path
 
     model = getattr(models, model_name)
     try:
@@ -254,6 +253,15 @@ class KnowledgeBase:
         return [r for r in self.recipes if r.model == model_id and r.hardware == hardware_id]
 
 
+def _blake2b(data: bytes, digest_size: int):
+    """hashlib.blake2b without importing hashlib (and OpenSSL) on every run."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter built without _blake2
+        from hashlib import blake2b
+    return blake2b(data, digest_size=digest_size)
+
+
 def _cache_dir() -> Path | None:
     configured = os.environ.get("QLINT_CACHE_DIR")
     if configured == "off":
@@ -287,7 +295,7 @@ def load() -> KnowledgeBase:
     message names the file and the field path).
     """
     blobs = {filename: _read(filename) for _, filename, _, _ in DATA_FILES}
-    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    digest = _blake2b(__version__.encode(), digest_size=16)
     for filename in sorted(blobs):
         digest.update(filename.encode() + b"\0" + blobs[filename] + b"\0")
     directory = _cache_dir()
@@ -302,6 +310,8 @@ def load() -> KnowledgeBase:
             pass
     base = _build(blobs)
     if cache is not None:
+        import tempfile
+
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as handle:

@@ -4,6 +4,7 @@ and applying the rule's fix to bad gives ``fixed``, which is no longer flagged."
 import pytest
 
 from qlint.linter.fixes import apply_edits
+from qlint.linter.suppressions import UNUSED_SUPPRESSION
 from qlint.rules.graph import default_graph
 
 from conftest import lint
@@ -49,3 +50,40 @@ def test_example(meta, index, example):
         assert fixed_text == example.fixed
         again = [f for f in _lint(meta, fixed_text, example) if f.rule.id == meta.id]
         assert not again, f"{meta.id} still fires after its fix"
+
+
+def _has_cjk(text):
+    return any("\u4e00" <= char <= "\u9fff" for char in text or "")
+
+
+@pytest.mark.parametrize("meta", RULES + [UNUSED_SUPPRESSION], ids=lambda m: m.id)
+def test_findings_speak_both_languages(meta):
+    """Every message and fix of every rule exists in English and Chinese (issue 4, --lang en|zh)."""
+    for example in meta.examples:
+        for finding in [f for f in _lint(meta, example.bad, example) if f.rule.id == meta.id]:
+            assert finding.message and not _has_cjk(finding.message), finding.message
+            assert _has_cjk(finding.message_zh), f"{meta.id}: no Chinese message for: {finding.message}"
+            if finding.fix is not None:
+                assert _has_cjk(finding.fix.description_zh), f"{meta.id}: no Chinese fix for: {finding.fix.description}"
+
+
+def test_every_message_in_the_rule_modules_is_bilingual():
+    """Static check over rules/*.py and linter/suppressions.py: each Finding(...) message and each
+    Fix(...) description is written as Text(en=..., zh=...) (or a variable holding one)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for path in sorted((root / "rules").glob("*.py")) + [root / "linter" / "suppressions.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            index = {"Finding": 1, "Fix": 0}.get(node.func.id)
+            if index is None or len(node.args) <= index:
+                continue
+            argument = node.args[index]
+            if isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp)):
+                offenders.append(f"{path.name}:{node.lineno} {node.func.id}")
+    assert not offenders, "messages without Chinese text:\n" + "\n".join(offenders)
