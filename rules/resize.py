@@ -1,0 +1,89 @@
+"""Change TP/DP and every value that depends on them, in one fix (or refuse with a reason).
+
+The rule graph says what depends on TP and DP (``RuleGraph.affected_by``):
+the NPU count (``ASCEND_RT_VISIBLE_DEVICES``), the engine's own side of
+``kv_connector_extra_config`` (``tp_size``/``dp_size``, checked at startup by
+vllm-ascend: ``vllm_ascend_facts.md section 4.8``), and, with FlashComm1, the
+capture sizes, which must be multiples of TP (``section 4.5``). A resize
+edits all of them together so that the fixed script is consistent; when a
+dependent cannot follow (too few devices listed, capture sizes that are not
+multiples of the new TP under FlashComm1) it refuses and says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qlint.knowledge.text import Text
+from qlint.rules.base import Edit
+from qlint.rules.graph import Scope
+from qlint.rules.plan import Span
+
+
+@dataclass
+class Resize:
+    """The edits of a TP/DP change, or ``refusal`` (both languages) when it cannot be done."""
+
+    edits: list[Edit]
+    refusal: Text | None = None
+
+
+def _after(span: Span) -> Span:
+    return Span(span.end_line, span.end_column, span.end_line, span.end_column)
+
+
+def _set_option(scope: Scope, flag: str, value: int, default: int, edits: list[Edit]) -> None:
+    option = scope.serve.opt(flag)
+    if option is not None and option.value is not None:
+        if option.value.as_int() != value:
+            edits.append(Edit(option.value.span, str(value)))
+    elif value != default:
+        anchor = scope.serve.model.span if scope.serve.model is not None else scope.serve.argv[-1].span
+        edits.append(Edit(_after(anchor), f" {flag} {value}"))
+
+
+def resize(scope: Scope, tp: int, dp: int) -> Resize:
+    """Edits that make this serve command run TP ``tp`` x DP ``dp`` consistently.
+
+    Reads facts tp, dp, dp_local, pp, visible_devices, kv_transfer, kv_role,
+    flashcomm1 and capture_sizes from ``scope`` (the calling rule declares them).
+    """
+    edits: list[Edit] = []
+    _set_option(scope, "--tensor-parallel-size", tp, 1, edits)
+    _set_option(scope, "--data-parallel-size", dp, 1, edits)
+    local = scope.serve.opt("--data-parallel-size-local")
+    dp_local = dp
+    if local is not None and local.value is not None:
+        dp_local = min(dp, local.value.as_int() or dp)
+    pp = scope.get("pp")
+    devices = scope.get("visible_devices")
+    needed = tp * dp_local * pp
+    if devices is not None and len(devices) != needed:
+        if len(devices) < needed:
+            return Resize([], Text(
+                en=f"ASCEND_RT_VISIBLE_DEVICES lists {len(devices)} NPUs but TP {tp} x DP {dp_local} needs {needed}",
+                zh=f"ASCEND_RT_VISIBLE_DEVICES 只列出 {len(devices)} 张 NPU，而 TP {tp} x DP {dp_local} 需要 {needed} 张",
+            ))
+        setting = scope.serve.env["ASCEND_RT_VISIBLE_DEVICES"]
+        edits.append(Edit(setting.value.span, ",".join(devices[:needed])))
+    config = scope.get("kv_transfer")
+    role = scope.get("kv_role")
+    option = scope.serve.opt("--kv-transfer-config")
+    if config and option is not None and option.json is not None and role in ("kv_producer", "kv_consumer"):
+        side = "prefill" if role == "kv_producer" else "decode"
+        for key, value in (("tp_size", tp), ("dp_size", dp)):
+            dotted = f"kv_connector_extra_config.{side}.{key}"
+            span = option.json.key_spans.get(dotted)
+            if span is not None and option.json.get(dotted) != value:
+                edits.append(Edit(span, str(value)))
+    sizes = scope.get("capture_sizes")
+    if scope.get("flashcomm1") and sizes and tp > 1 and any(size % tp for size in sizes):
+        return Resize([], Text(
+            en=f"with FlashComm1 the capture sizes {sizes} must be multiples of the new TP {tp}",
+            zh=f"开启 FlashComm1 时，捕获尺寸 {sizes} 必须是新 TP {tp} 的倍数",
+        ))
+    return Resize(edits)
+
+
+RESIZE_FACTS = ("tp", "dp", "dp_local", "pp", "visible_devices", "kv_transfer", "kv_role", "flashcomm1", "capture_sizes")
+"""Facts a rule using ``resize`` must declare (as ``optional`` or ``requires``)."""
