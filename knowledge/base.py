@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from importlib import resources
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -89,9 +89,32 @@ def version_in(tag: str, since: str | None = None, until: str | None = None) -> 
     return True
 
 
+_DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
+
+
+def __getattr__(name: str) -> Any:
+    """``resources`` (importlib.resources) is imported on first use: it costs a few ms at start-up."""
+    if name == "resources":
+        from importlib import resources
+
+        globals()["resources"] = resources
+        return resources
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _read(filename: str) -> bytes:
+    # The package's data folder straight from disk, which is what importlib.resources
+    # reads for an installed package, unless its ``files`` was replaced (tests do)
+    module = sys.modules.get("importlib.resources")
+    common = sys.modules.get("importlib.resources._common")
+    if module is None or (common is not None and module.files is getattr(common, "files", None)):
+        try:
+            with open(os.path.join(_DATA_DIR, filename), "rb") as handle:
+                return handle.read()
+        except OSError:
+            module = __getattr__("resources")
     try:
-        return resources.files("qlint.knowledge.data").joinpath(filename).read_bytes()
+        return module.files("qlint.knowledge.data").joinpath(filename).read_bytes()
     except FileNotFoundError as error:
         raise KnowledgeError(f"{filename}: missing knowledge file") from error
 

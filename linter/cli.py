@@ -263,10 +263,10 @@ class FixMode:
 
 def _lint_path(path, display, lint, mode, quiet, notices):
     """Read, lint (and with fixes asked for, repair or diff) one path; None after an input error."""
-    from qlint.linter.fixer import fix_bytes, unified_diff, write_atomic
-    from qlint.linter.sarif import Notice
 
     def failed(line, column, message):
+        from qlint.linter.sarif import Notice
+
         notices.append(Notice(display, line, column, message))
         click.echo(f"{display}:{line}:{column}: error: {message}", err=True)
 
@@ -277,6 +277,8 @@ def _lint_path(path, display, lint, mode, quiet, notices):
     if not (mode.write or mode.diff):
         result = lint(data)
     else:
+        from qlint.linter.fixer import fix_bytes, unified_diff, write_atomic  # tempfile: only when fixing
+
         outcome = fix_bytes(display, data, lint, unsafe=mode.unsafe)
         result = outcome.result
         if outcome.data is not None and mode.diff:

@@ -195,7 +195,10 @@ def unused_findings(
         if not suppression.well_formed:
             out.append(Finding(
                 UNUSED_SUPPRESSION,
-                "this suppression names no rule; write '# qlint: disable=QLnnn[,rule-name] -- reason'",
+                Text(
+                    en="this suppression names no rule; write '# qlint: disable=QLnnn[,rule-name] -- reason'",
+                    zh="该抑制注释没有写任何规则；请写成 '# qlint: disable=QLnnn[,rule-name] -- reason'",
+                ),
                 suppression.comment.span, path=path))
             continue
         unused = [
@@ -208,17 +211,28 @@ def unused_findings(
             f"{code.meta.id} [{code.meta.name}]" if code.meta else f"{code.text} (not a rule; see `qlint rules`)"
             for code in unused
         )
+        described_zh = "、".join(
+            f"{code.meta.id} [{code.meta.name}]" if code.meta else f"{code.text}（不是规则；见 `qlint rules`）"
+            for code in unused
+        )
         where = {"file": "in this file", "line": "on this line"}.get(suppression.kind)
+        where_zh = {"file": "（作用于整个文件）", "line": "（作用于本行）"}.get(suppression.kind)
         if where is None:
             where = (f"on the command at line {suppression.lines[0]}" if suppression.lines
                      else "(no command follows this comment)")
+            where_zh = (f"（作用于第 {suppression.lines[0]} 行的命令）" if suppression.lines
+                        else "（该注释之后没有命令）")
         span = Span(unused[0].span.line, unused[0].span.column, unused[-1].span.end_line, unused[-1].span.end_column)
         removable = [code for code in unused if code.meta is not None]
         fix = None
         if removable:
-            fix = Fix(f"remove {', '.join(c.text for c in removable)} from the suppression",
+            fix = Fix(Text(en=f"remove {', '.join(c.text for c in removable)} from the suppression",
+                           zh=f"从抑制注释中删除 {', '.join(c.text for c in removable)}"),
                       [_removal_edit(suppression, removable, source)])
-        out.append(Finding(UNUSED_SUPPRESSION, f"unused suppression {where}: {described}", span, fix=fix, path=path))
+        out.append(Finding(UNUSED_SUPPRESSION, Text(
+            en=f"unused suppression {where}: {described}",
+            zh=f"未生效的抑制注释{where_zh}：{described_zh}",
+        ), span, fix=fix, path=path))
     return out
 
 

@@ -85,21 +85,25 @@ def _lm_eval_edits(client: ClientCommand, value: Value, name: str) -> list[Edit]
     return [Edit(value.span, new)] if count == 1 and re.fullmatch(r"[\w.\-/:]+", name) else []
 
 
-def _bench_edits(client: ClientCommand, value: Value, name: str) -> tuple[str, list[Edit]]:
+def _bench_edits(client: ClientCommand, value: Value, name: str) -> tuple[Text | None, list[Edit]]:
     found = _word_at(client, value)
     if found is None:
-        return "", []
+        return None, []
     index, word = found
     text = word.text or ""
     flag = text.split("=", 1)[0] if text.startswith("--") else (client.argv[index - 1].text or "")
     if flag.replace("_", "-") == "--served-model-name":
         new = f"{flag}={shlex.quote(name)}" if text.startswith("--") else shlex.quote(name)
-        return f"set --served-model-name to {name}", [Edit(value.span, new)]
-    return (f"add --served-model-name {name} (keep --model for the tokenizer)",
+        return (Text(en=f"set --served-model-name to {name}", zh=f"将 --served-model-name 设为 {name}"),
+                [Edit(value.span, new)])
+    return (Text(en=f"add --served-model-name {name} (keep --model for the tokenizer)",
+                 zh=f"添加 --served-model-name {name}（保留 --model，用于加载分词器）"),
             [Edit(value.span, f"{word.raw} --served-model-name {shlex.quote(name)}")])
 
 
 TOOL_NAME = {"curl": "curl request body", "lm_eval": "lm_eval model_args", "vllm-bench": "vllm bench serve"}
+TOOL_NAME_ZH = {"curl": "curl 请求体中指定的模型", "lm_eval": "lm_eval 的 model_args 中指定的模型",
+                "vllm-bench": "vllm bench serve 请求的模型"}
 
 
 @check(NAME_MISMATCH)
@@ -113,17 +117,25 @@ def name_mismatch(scope: Scope):
         if value is None or value.text is None or value.text in served or client.tool == "other":
             continue
         asked = value.text
-        message = (f"{TOOL_NAME[client.tool]} asks for model {asked!r}, but the vllm serve command(s) in this "
-                   f"script answer only to {listed}; the server replies 404 \"The model `{asked}` does not exist.\"")
+        message = Text(
+            en=f"{TOOL_NAME[client.tool]} asks for model {asked!r}, but the vllm serve command(s) in this "
+            f"script answer only to {listed}; the server replies 404 \"The model `{asked}` does not exist.\"",
+            zh=f"{TOOL_NAME_ZH[client.tool]}是 {asked!r}，但本脚本中的 vllm serve 命令只响应 {listed}；"
+            f"服务端会返回 404 \"The model `{asked}` does not exist.\"",
+        )
         if len(served) != 1:
-            yield Finding(NAME_MISMATCH, message, value.span, Fix(f"use one of the served names ({listed})"))
+            yield Finding(NAME_MISMATCH, message, value.span, Fix(Text(
+                en=f"use one of the served names ({listed})", zh=f"改用服务端提供的名称之一（{listed}）")))
             continue
         name = served[0]
         if client.tool == "curl":
-            description, edits = f"set \"model\" to {name!r}", _curl_edits(client, value, name)
+            description = Text(en=f"set \"model\" to {name!r}", zh=f"将 \"model\" 设为 {name!r}")
+            edits = _curl_edits(client, value, name)
         elif client.tool == "lm_eval":
-            description, edits = f"set model={name} in --model_args", _lm_eval_edits(client, value, name)
+            description = Text(en=f"set model={name} in --model_args", zh=f"在 --model_args 中设置 model={name}")
+            edits = _lm_eval_edits(client, value, name)
         else:
             description, edits = _bench_edits(client, value, name)
-            description = description or f"pass --served-model-name {name}"
+            description = description or Text(en=f"pass --served-model-name {name}",
+                                              zh=f"传入 --served-model-name {name}")
         yield Finding(NAME_MISMATCH, message, value.span, Fix(description, edits))

@@ -291,8 +291,6 @@ def cudagraph_mode(scope: Scope):
     if scope.get("enforce_eager"):
         return Known("NONE", "--enforce-eager")
     config = scope.get("compilation")
-    if config.get("mode") == 0:
-        return Known("NONE", "compilation mode 0")
     mode = config.get("cudagraph_mode")
     if mode is None:
         return Known("FULL_AND_PIECEWISE", "vLLM default")
@@ -342,7 +340,8 @@ def flashcomm1(scope: Scope):
     if scope.get("version") == MAIN:
         return Known(False, "FlashComm1 removed on main")
     config = scope.get("additional_config")
-    if "enable_flashcomm1" in config:
+    # the additional-config key is read from v0.20.2rc1 on (vllm_ascend_facts.md section 2.2)
+    if "enable_flashcomm1" in config and parse_version(scope.get("version")) >= parse_version("v0.20.2rc1"):
         return Known(bool(config["enable_flashcomm1"]), "additional-config enable_flashcomm1")
     setting = _serve(scope).env.get("VLLM_ASCEND_ENABLE_FLASHCOMM1")
     if setting is None or setting.value is None:

@@ -116,7 +116,15 @@ UNKNOWN_KEY = RuleMeta(
 def invalid_json(scope: Scope):
     for option in scope.serve.all_options:
         if option.json_error is not None:
-            yield Finding(INVALID_JSON, option.json_error, option.json_error_span or option.span)
+            yield Finding(INVALID_JSON, _json_error_text(option), option.json_error_span or option.span)
+
+
+def _json_error_text(option) -> Text:
+    """The planner's English parse error, with a Chinese version (json's own message kept as is)."""
+    prefix = f"invalid JSON in {option.spelled}: "
+    error = option.json_error
+    detail = error[len(prefix):] if error.startswith(prefix) else error
+    return Text(en=error, zh=f"{option.spelled} 的值不是合法的 JSON：{detail}")
 
 
 @check(UNKNOWN_FLAG)
@@ -129,11 +137,14 @@ def unknown_flag(scope: Scope):
         candidate = "--" + written.lstrip("-").replace("_", "-")
         close = difflib.get_close_matches(candidate, names, n=1, cutoff=0.75)
         message = f"unknown option {written}"
+        message_zh = f"未知参数 {written}"
         fix = None
         if close:
             message += f"; did you mean {close[0]}?"
-            fix = Fix(f"rename to {close[0]}", [Edit(option.name_span, close[0] + option.spelled[len(written):])], "unsafe")
-        yield Finding(UNKNOWN_FLAG, message, option.name_span, fix)
+            message_zh += f"；是否想写 {close[0]}？"
+            fix = Fix(Text(en=f"rename to {close[0]}", zh=f"改名为 {close[0]}"),
+                      [Edit(option.name_span, close[0] + option.spelled[len(written):])], "unsafe")
+        yield Finding(UNKNOWN_FLAG, Text(en=message, zh=message_zh), option.name_span, fix)
 
 
 def _type_ok(kind: str, value) -> bool:
@@ -180,38 +191,59 @@ _TRUE_WORDS = frozenset({"true", "1", "yes", "on", "y", "t"})
 def _loose_type_finding(sub_closed: bool, key_spec, value, span):
     """For a key of a free-form sub-config whose value has the wrong JSON type: the finding, or None."""
     if sub_closed:
-        return Finding(BAD_VALUE, f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}", span)
+        return Finding(BAD_VALUE, Text(
+            en=f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}",
+            zh=f"{key_spec.key} 应为 {key_spec.type} 类型，实际为 {json.dumps(value)}",
+        ), span)
     if key_spec.type == "bool" and isinstance(value, str):
         if value.strip().lower() in _TRUE_WORDS:
             return Finding(
                 BAD_VALUE,
-                f"{key_spec.key} is the string {json.dumps(value)}, not the JSON boolean true; vllm-ascend only "
-                "tests it for truth, so it works, but write true",
+                Text(
+                    en=f"{key_spec.key} is the string {json.dumps(value)}, not the JSON boolean true; vllm-ascend only "
+                    "tests it for truth, so it works, but write true",
+                    zh=f"{key_spec.key} 是字符串 {json.dumps(value)}，不是 JSON 布尔值 true；vllm-ascend 只判断其真假，"
+                    "因此能生效，但应写成 true",
+                ),
                 span,
                 severity="info",
             )
         return Finding(
             BAD_VALUE,
-            f"{key_spec.key} is the string {json.dumps(value)}: vllm-ascend only tests it for truth and every "
-            f"non-empty string is true, so this turns {key_spec.key} on; write false (a JSON boolean)",
+            Text(
+                en=f"{key_spec.key} is the string {json.dumps(value)}: vllm-ascend only tests it for truth and every "
+                f"non-empty string is true, so this turns {key_spec.key} on; write false (a JSON boolean)",
+                zh=f"{key_spec.key} 是字符串 {json.dumps(value)}：vllm-ascend 只判断其真假，而任何非空字符串都为真，"
+                f"因此这会开启 {key_spec.key}；应写成 false（JSON 布尔值）",
+            ),
             span,
         )
     if key_spec.type == "bool" and isinstance(value, (int, float)):
         return Finding(
             BAD_VALUE,
-            f"{key_spec.key} is the number {json.dumps(value)}, which vllm-ascend reads as "
-            f"{json.dumps(bool(value))}; write {json.dumps(bool(value))}",
+            Text(
+                en=f"{key_spec.key} is the number {json.dumps(value)}, which vllm-ascend reads as "
+                f"{json.dumps(bool(value))}; write {json.dumps(bool(value))}",
+                zh=f"{key_spec.key} 是数字 {json.dumps(value)}，vllm-ascend 会将其读作 "
+                f"{json.dumps(bool(value))}；应写成 {json.dumps(bool(value))}",
+            ),
             span,
             severity="info",
         )
     if key_spec.type in ("int", "float") and isinstance(value, bool):
         return Finding(
             BAD_VALUE,
-            f"{key_spec.key} is {json.dumps(value)}, which Python reads as {int(value)}; write {int(value)}",
+            Text(
+                en=f"{key_spec.key} is {json.dumps(value)}, which Python reads as {int(value)}; write {int(value)}",
+                zh=f"{key_spec.key} 为 {json.dumps(value)}，Python 会将其读作 {int(value)}；应写成 {int(value)}",
+            ),
             span,
             severity="info",
         )
-    return Finding(BAD_VALUE, f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}", span)
+    return Finding(BAD_VALUE, Text(
+        en=f"{key_spec.key} should be {key_spec.type}, got {json.dumps(value)}",
+        zh=f"{key_spec.key} 应为 {key_spec.type} 类型，实际为 {json.dumps(value)}",
+    ), span)
 
 
 @check(BAD_VALUE)
@@ -223,24 +255,39 @@ def bad_value(scope: Scope):
             continue
         text = option.value.text
         if spec.type == "int" and option.value.as_int() is None and not _human_readable_int_ok(spec.name, text):
-            yield Finding(BAD_VALUE, f"{option.spelled} expects an integer, got {text!r}", option.value.span)
+            yield Finding(BAD_VALUE, Text(
+                en=f"{option.spelled} expects an integer, got {text!r}",
+                zh=f"{option.spelled} 需要整数，实际为 {text!r}",
+            ), option.value.span)
         elif spec.type == "float" and option.value.as_float() is None:
-            yield Finding(BAD_VALUE, f"{option.spelled} expects a number, got {text!r}", option.value.span)
+            yield Finding(BAD_VALUE, Text(
+                en=f"{option.spelled} expects a number, got {text!r}",
+                zh=f"{option.spelled} 需要数值，实际为 {text!r}",
+            ), option.value.span)
         elif spec.type == "choice" and spec.choices and text not in spec.choices:
             close = difflib.get_close_matches(text, spec.choices, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
+            hint_zh = f"；是否想写 {close[0]}？" if close else ""
             yield Finding(
                 BAD_VALUE,
-                f"{option.spelled} {text!r} is not one of {', '.join(spec.choices)}{hint}",
+                Text(
+                    en=f"{option.spelled} {text!r} is not one of {', '.join(spec.choices)}{hint}",
+                    zh=f"{option.spelled} 的取值 {text!r} 不在可选值 {', '.join(spec.choices)} 之中{hint_zh}",
+                ),
                 option.value.span,
             )
         if option.json is None:
             continue
         if not isinstance(option.json.data, dict):
-            hint = " (for a compilation level use --optimization-level / -O)" if option.name == "--compilation-config" else ""
+            compilation = option.name == "--compilation-config"
+            hint = " (for a compilation level use --optimization-level / -O)" if compilation else ""
+            hint_zh = "（编译级别请用 --optimization-level / -O 设置）" if compilation else ""
             yield Finding(
                 BAD_VALUE,
-                f"{option.spelled} expects a JSON object, got {text.strip()!r}; vLLM 0.23.0 rejects it{hint}",
+                Text(
+                    en=f"{option.spelled} expects a JSON object, got {text.strip()!r}; vLLM 0.23.0 rejects it{hint}",
+                    zh=f"{option.spelled} 需要 JSON 对象，实际为 {text.strip()!r}；vLLM 0.23.0 会拒绝该值{hint_zh}",
+                ),
                 option.value.span,
             )
             continue
@@ -259,10 +306,15 @@ def bad_value(scope: Scope):
                 shown = ", ".join(key_spec.choices[:8]) + (", ..." if len(key_spec.choices) > 8 else "")
                 close = difflib.get_close_matches(compare, key_spec.choices, n=1)
                 hint = f"; did you mean {close[0]}?" if close else ""
+                hint_zh = f"；是否想写 {close[0]}？" if close else ""
                 yield Finding(
                     BAD_VALUE,
-                    f"{option.spelled} {key_spec.key} {json.dumps(value)} is not one vLLM 0.23.0 accepts "
-                    f"({shown}){hint}",
+                    Text(
+                        en=f"{option.spelled} {key_spec.key} {json.dumps(value)} is not one vLLM 0.23.0 accepts "
+                        f"({shown}){hint}",
+                        zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 不被 vLLM 0.23.0 接受"
+                        f"（可选：{shown}）{hint_zh}",
+                    ),
                     span,
                     severity="warning" if open_list else None,
                 )
@@ -304,22 +356,35 @@ def unknown_key(scope: Scope):
                 if sub.closed:
                     close = difflib.get_close_matches(dotted, list(known), n=1)
                     hint = f"; did you mean {close[0]}?" if close else ""
-                    yield Finding(UNKNOWN_KEY, f"{option.spelled} has no key {dotted!r}{hint}", span)
+                    hint_zh = f"；是否想写 {close[0]}？" if close else ""
+                    yield Finding(UNKNOWN_KEY, Text(
+                        en=f"{option.spelled} has no key {dotted!r}{hint}",
+                        zh=f"{option.spelled} 没有键 {dotted!r}{hint_zh}",
+                    ), span)
                 continue
             if spec.removed_in and version >= parse_version(spec.removed_in):
                 where = "ignored" if not sub.closed else "rejected"
+                where_zh = "会被忽略" if not sub.closed else "会被拒绝"
                 yield Finding(
                     UNKNOWN_KEY,
-                    f"{option.spelled} key {dotted!r} was removed in vllm-ascend {spec.removed_in} and is "
-                    f"{where} at {scope.get('version')}",
+                    Text(
+                        en=f"{option.spelled} key {dotted!r} was removed in vllm-ascend {spec.removed_in} and is "
+                        f"{where} at {scope.get('version')}",
+                        zh=f"{option.spelled} 的键 {dotted!r} 已在 vllm-ascend {spec.removed_in} 中移除，"
+                        f"在 {scope.get('version')} 中{where_zh}",
+                    ),
                     span,
                     severity="warning" if not sub.closed else None,
                 )
             elif spec.added_in and version < parse_version(spec.added_in):
                 yield Finding(
                     UNKNOWN_KEY,
-                    f"{option.spelled} key {dotted!r} arrived in vllm-ascend {spec.added_in}; "
-                    f"{scope.get('version')} does not read it",
+                    Text(
+                        en=f"{option.spelled} key {dotted!r} arrived in vllm-ascend {spec.added_in}; "
+                        f"{scope.get('version')} does not read it",
+                        zh=f"{option.spelled} 的键 {dotted!r} 自 vllm-ascend {spec.added_in} 起才引入；"
+                        f"{scope.get('version')} 不会读取它",
+                    ),
                     span,
                     severity="warning" if not sub.closed else None,
                 )

@@ -268,14 +268,22 @@ def spec_multiple(scope: Scope):
     span = _json_span(scope, "--compilation-config", "cudagraph_capture_sizes")
     dropped = f"; sizes above --max-num-batched-tokens {budget} are dropped first ({', '.join(map(str, too_big))})" \
         if too_big else ""
+    dropped_zh = f"；超过 --max-num-batched-tokens {budget} 的尺寸会先被丢弃（{', '.join(map(str, too_big))}）" \
+        if too_big else ""
     if not rounded:
         yield Finding(
             SPEC_MULTIPLE,
-            f"cudagraph_capture_sizes {format_sizes(sizes)} leaves no size that is a multiple of "
-            f"num_speculative_tokens + 1 = {k} + 1 = {step} after rounding{dropped}: vLLM stops with "
-            "ValueError 'No valid cudagraph sizes after rounding'",
+            Text(
+                en=f"cudagraph_capture_sizes {format_sizes(sizes)} leaves no size that is a multiple of "
+                f"num_speculative_tokens + 1 = {k} + 1 = {step} after rounding{dropped}: vLLM stops with "
+                "ValueError 'No valid cudagraph sizes after rounding'",
+                zh=f"cudagraph_capture_sizes {format_sizes(sizes)} 取整后没有任何尺寸是 "
+                f"num_speculative_tokens + 1 = {k} + 1 = {step} 的倍数{dropped_zh}：vLLM 会报 "
+                "ValueError 'No valid cudagraph sizes after rounding' 并退出",
+            ),
             span,
-            Fix(f"use capture sizes that are multiples of {step}, e.g. {format_sizes([step, 2 * step])}"),
+            Fix(Text(en=f"use capture sizes that are multiples of {step}, e.g. {format_sizes([step, 2 * step])}",
+                     zh=f"使用 {step} 的倍数作为捕获尺寸，如 {format_sizes([step, 2 * step])}")),
             severity="error",
         )
         return
@@ -286,11 +294,18 @@ def spec_multiple(scope: Scope):
     mapped = option is not None and option.json is not None and "cudagraph_capture_sizes" in option.json.key_spans
     yield Finding(
         SPEC_MULTIPLE,
-        f"with num_speculative_tokens {k} each decode step holds {step} tokens per request, so vLLM rounds "
-        f"cudagraph_capture_sizes {format_sizes(sizes)} to {format_sizes(rounded)} (multiples of {step}, "
-        f"none above the largest){dropped}",
+        Text(
+            en=f"with num_speculative_tokens {k} each decode step holds {step} tokens per request, so vLLM rounds "
+            f"cudagraph_capture_sizes {format_sizes(sizes)} to {format_sizes(rounded)} (multiples of {step}, "
+            f"none above the largest){dropped}",
+            zh=f"num_speculative_tokens 为 {k} 时，每个请求的每个解码步包含 {step} 个 token，因此 vLLM 会把 "
+            f"cudagraph_capture_sizes {format_sizes(sizes)} 取整为 {format_sizes(rounded)}（{step} 的倍数，"
+            f"且不超过原列表的最大值）{dropped_zh}",
+        ),
         span,
-        Fix(f"write the sizes vLLM captures: {new_text} (n x (k+1))", [Edit(span, new_text)] if mapped else []),
+        Fix(Text(en=f"write the sizes vLLM captures: {new_text} (n x (k+1))",
+                 zh=f"直接写出 vLLM 实际捕获的尺寸：{new_text}（n x (k+1)）"),
+            [Edit(span, new_text)] if mapped else []),
     )
 
 
@@ -304,10 +319,15 @@ def eager_overrides(scope: Scope):
         return
     yield Finding(
         EAGER_OVERRIDES,
-        f"--enforce-eager forces cudagraph_mode NONE, so cudagraph_mode {mode.upper()} in "
-        "--compilation-config is ignored (vLLM only logs a warning)",
+        Text(
+            en=f"--enforce-eager forces cudagraph_mode NONE, so cudagraph_mode {mode.upper()} in "
+            "--compilation-config is ignored (vLLM only logs a warning)",
+            zh=f"--enforce-eager 会强制 cudagraph_mode 为 NONE，因此 --compilation-config 中的 cudagraph_mode "
+            f"{mode.upper()} 被忽略（vLLM 只打印一条警告）",
+        ),
         _json_span(scope, "--compilation-config", "cudagraph_mode"),
-        Fix("drop --enforce-eager to run graphs, or drop cudagraph_mode to run eager"),
+        Fix(Text(en="drop --enforce-eager to run graphs, or drop cudagraph_mode to run eager",
+                 zh="要运行图模式就去掉 --enforce-eager；要以 eager 模式运行就去掉 cudagraph_mode")),
     )
 
 
@@ -337,12 +357,18 @@ def draft_eager(scope: Scope):
         return
     option = scope.serve.opt("--speculative-config")
     edits = _insert_enforce_eager(scope)
+    method_zh = f"{config['method']} " if "method" in config else ""
     yield Finding(
         DRAFT_EAGER,
-        f"--speculative-config has no enforce_eager, so the {config.get('method', 'draft')} draft is captured "
-        f"in the main model's {mode} graph mode; the tutorials set \"enforce_eager\": true (vLLM accepts both)",
+        Text(
+            en=f"--speculative-config has no enforce_eager, so the {config.get('method', 'draft')} draft is captured "
+            f"in the main model's {mode} graph mode; the tutorials set \"enforce_eager\": true (vLLM accepts both)",
+            zh=f"--speculative-config 未设置 enforce_eager，因此 {method_zh}草稿模型会按主模型的 {mode} 图模式被捕获；"
+            "教程中设置了 \"enforce_eager\": true（vLLM 两种写法都接受）",
+        ),
         option.value.span if option is not None and option.value is not None else scope.serve.span,
-        Fix('add "enforce_eager": true to --speculative-config', edits),
+        Fix(Text(en='add "enforce_eager": true to --speculative-config',
+                 zh='在 --speculative-config 中加入 "enforce_eager": true'), edits),
     )
 
 
@@ -368,10 +394,14 @@ def flashcomm1(scope: Scope):
         if switch is not None:
             yield Finding(
                 FLASHCOMM1,
-                f"{switch[0]} is ignored on main (FlashComm v1 was removed; vllm-ascend only logs a deprecation "
-                "warning); sequence parallelism now turns on by itself with EP, TP > 1 and DP > 1",
+                Text(
+                    en=f"{switch[0]} is ignored on main (FlashComm v1 was removed; vllm-ascend only logs a deprecation "
+                    "warning); sequence parallelism now turns on by itself with EP, TP > 1 and DP > 1",
+                    zh=f"main 分支上 {switch[0]} 会被忽略（FlashComm v1 已移除，vllm-ascend 只打印一条弃用警告）；"
+                    "序列并行现在会在 EP、TP > 1 且 DP > 1 时自动开启",
+                ),
                 switch[1],
-                Fix("remove the FlashComm1 switch"),
+                Fix(Text(en="remove the FlashComm1 switch", zh="删除 FlashComm1 开关")),
                 severity="info",
             )
         return
@@ -382,19 +412,29 @@ def flashcomm1(scope: Scope):
     if tp <= 1:
         yield Finding(
             FLASHCOMM1,
-            f"{where} with --tensor-parallel-size {tp}: vllm-ascend {version} stops with AssertionError "
-            "'Flash Comm v1 is only supported when tp_size > 1'",
+            Text(
+                en=f"{where} with --tensor-parallel-size {tp}: vllm-ascend {version} stops with AssertionError "
+                "'Flash Comm v1 is only supported when tp_size > 1'",
+                zh=f"{where} 与 --tensor-parallel-size {tp} 同时使用：vllm-ascend {version} 会报 AssertionError "
+                "'Flash Comm v1 is only supported when tp_size > 1' 并退出",
+            ),
             span,
-            Fix("use --tensor-parallel-size 2 or more, or switch FlashComm1 off"),
+            Fix(Text(en="use --tensor-parallel-size 2 or more, or switch FlashComm1 off",
+                     zh="使用 --tensor-parallel-size 2 或更大的值，或关闭 FlashComm1")),
         )
         return
     if scope.get("moe_if_known") and not scope.get("expert_parallel"):
         yield Finding(
             FLASHCOMM1,
-            f"{where} on a MoE model without --enable-expert-parallel: vllm-ascend {version} stops with "
-            "AssertionError 'Flash Comm v1 requires enable_expert_parallel=True for MoE models'",
+            Text(
+                en=f"{where} on a MoE model without --enable-expert-parallel: vllm-ascend {version} stops with "
+                "AssertionError 'Flash Comm v1 requires enable_expert_parallel=True for MoE models'",
+                zh=f"在 MoE 模型上使用 {where}，但未开启 --enable-expert-parallel：vllm-ascend {version} 会报 "
+                "AssertionError 'Flash Comm v1 requires enable_expert_parallel=True for MoE models' 并退出",
+            ),
             span,
-            Fix("add --enable-expert-parallel, or switch FlashComm1 off"),
+            Fix(Text(en="add --enable-expert-parallel, or switch FlashComm1 off",
+                     zh="添加 --enable-expert-parallel，或关闭 FlashComm1")),
         )
     sizes = scope.get("capture_sizes")
     if sizes is None or scope.get("cudagraph_mode") == "NONE":
@@ -407,17 +447,27 @@ def flashcomm1(scope: Scope):
     if not kept:
         yield Finding(
             FLASHCOMM1,
-            f"with {where} and TP {tp}, no entry of cudagraph_capture_sizes {format_sizes(sizes)} is a multiple "
-            f"of {tp}: vllm-ascend {version} stops with AssertionError (capture sizes need multiples of tp_size)",
+            Text(
+                en=f"with {where} and TP {tp}, no entry of cudagraph_capture_sizes {format_sizes(sizes)} is a multiple "
+                f"of {tp}: vllm-ascend {version} stops with AssertionError (capture sizes need multiples of tp_size)",
+                zh=f"在 {where} 且 TP 为 {tp} 时，cudagraph_capture_sizes {format_sizes(sizes)} 中没有任何一项是 "
+                f"{tp} 的倍数：vllm-ascend {version} 会报 AssertionError 并退出（捕获尺寸须为 tp_size 的倍数）",
+            ),
             sizes_span,
-            Fix(f"use capture sizes that are multiples of {tp}, e.g. {format_sizes([tp, 2 * tp])}"),
+            Fix(Text(en=f"use capture sizes that are multiples of {tp}, e.g. {format_sizes([tp, 2 * tp])}",
+                     zh=f"使用 {tp} 的倍数作为捕获尺寸，如 {format_sizes([tp, 2 * tp])}")),
         )
         return
     yield Finding(
         FLASHCOMM1,
-        f"with {where} and TP {tp}, vllm-ascend {version} drops the capture sizes that are not multiples of "
-        f"{tp}: {format_sizes(dropped)} (keeps {format_sizes(kept)}); those batches are padded to the next kept size",
+        Text(
+            en=f"with {where} and TP {tp}, vllm-ascend {version} drops the capture sizes that are not multiples of "
+            f"{tp}: {format_sizes(dropped)} (keeps {format_sizes(kept)}); those batches are padded to the next kept size",
+            zh=f"在 {where} 且 TP 为 {tp} 时，vllm-ascend {version} 会丢弃不是 {tp} 倍数的捕获尺寸："
+            f"{format_sizes(dropped)}（保留 {format_sizes(kept)}）；这些批次会被填充到下一个保留的尺寸",
+        ),
         sizes_span,
-        Fix(f"list only multiples of {tp}: {format_sizes(kept)}"),
+        Fix(Text(en=f"list only multiples of {tp}: {format_sizes(kept)}",
+                 zh=f"只列出 {tp} 的倍数：{format_sizes(kept)}")),
         severity="warning",
     )

@@ -71,8 +71,15 @@ def host_tuning(scope: Scope):
         if what is not None:
             yield Finding(
                 HOST_TUNING,
-                f"'{what}' tunes the host kernel but runs in the same script as vllm serve, i.e. inside the "
-                "container, where it fails or has no effect",
+                Text(
+                    en=f"'{what}' tunes the host kernel but runs in the same script as vllm serve, i.e. inside the "
+                    "container, where it fails or has no effect",
+                    zh=f"'{what}' 调整的是宿主机内核，却与 vllm serve 写在同一脚本中，即在容器内执行，"
+                    "会失败或不起作用",
+                ),
                 command.span,
-                Fix("run the kernel tuning on the host as root before starting the container, and remove it here"),
+                Fix(Text(
+                    en="run the kernel tuning on the host as root before starting the container, and remove it here",
+                    zh="在启动容器前以 root 身份在宿主机上执行内核调优，并从此脚本中删除",
+                )),
             )

@@ -124,6 +124,7 @@ def size_mismatch(scope: Scope):
         if role not in roles or block is None:
             continue
         instance = "prefill" if block_name == "prefill" else "decode"
+        instance_zh = "预填充" if block_name == "prefill" else "解码"
         for key, engine_key, flag, word in (("tp_size", "tp", "--tensor-parallel-size", "tensor"),
                                             ("dp_size", "dp", "--data-parallel-size", "data")):
             given, actual = block.get(key), sizes[engine_key]
@@ -131,17 +132,25 @@ def size_mismatch(scope: Scope):
                 continue
             path = f"kv_connector_extra_config.{block_name}.{key}"
             if checked:
-                effect = (f"startup fails with \"KV transfer '{block_name}' config has a conflicting {word} "
+                quoted = (f"\"KV transfer '{block_name}' config has a conflicting {word} "
                           f"parallel size. Expected {actual}, but got {given}.\"")
+                effect = f"startup fails with {quoted}"
+                effect_zh = f"启动时报错 {quoted}"
             else:
                 effect = "the connector then pairs ranks for a layout this instance does not have"
+                effect_zh = "连接器会按本实例并不具备的布局来配对 rank"
             span = _key_span(option, path)
             yield Finding(
                 SIZE_MISMATCH,
-                f"{path} ({given}) must equal this {instance} instance's {flag} ({actual}) "
-                f"(kv_role {role}); {effect}",
+                Text(
+                    en=f"{path} ({given}) must equal this {instance} instance's {flag} ({actual}) "
+                    f"(kv_role {role}); {effect}",
+                    zh=f"{path}（{given}）必须等于本{instance_zh}实例的 {flag}（{actual}）"
+                    f"（kv_role {role}）；{effect_zh}",
+                ),
                 span,
-                Fix(f"set {block_name}.{key} to {actual} (or run the {instance} instance with {flag} {given})",
+                Fix(Text(en=f"set {block_name}.{key} to {actual} (or run the {instance} instance with {flag} {given})",
+                         zh=f"将 {block_name}.{key} 设为 {actual}（或以 {flag} {given} 运行该{instance_zh}实例）"),
                     [Edit(span, str(actual))]),
             )
 
@@ -179,10 +188,15 @@ def role_missing(scope: Scope):
     option = _kv_option(scope)
     yield Finding(
         ROLE_MISSING,
-        f"kv_connector {config['kv_connector']} is set without kv_role; vLLM stops with \"Please specify "
-        "kv_role when kv_connector is set\"",
+        Text(
+            en=f"kv_connector {config['kv_connector']} is set without kv_role; vLLM stops with \"Please specify "
+            "kv_role when kv_connector is set\"",
+            zh=f"设置了 kv_connector {config['kv_connector']} 却没有设置 kv_role；vLLM 会报错退出：\"Please specify "
+            "kv_role when kv_connector is set\"",
+        ),
         _key_span(option, "kv_connector"),
-        Fix("add \"kv_role\": \"kv_producer\" on prefill instances or \"kv_consumer\" on decode instances"),
+        Fix(Text(en="add \"kv_role\": \"kv_producer\" on prefill instances or \"kv_consumer\" on decode instances",
+                 zh="在预填充实例上添加 \"kv_role\": \"kv_producer\"，在解码实例上添加 \"kv_role\": \"kv_consumer\"")),
     )
 
 
@@ -249,11 +263,17 @@ def sizes_missing(scope: Scope):
     span = _key_span(option, f"kv_connector_extra_config.{first_block}", "kv_connector_extra_config")
     yield Finding(
         SIZES_MISSING,
-        f"{config['kv_connector']} asserts tp_size and dp_size in both kv_connector_extra_config blocks, "
-        f"but {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing (AssertionError at startup)",
+        Text(
+            en=f"{config['kv_connector']} asserts tp_size and dp_size in both kv_connector_extra_config blocks, "
+            f"but {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing (AssertionError at startup)",
+            zh=f"{config['kv_connector']} 断言 kv_connector_extra_config 的两段都包含 tp_size 和 dp_size，"
+            f"但缺少 {', '.join(missing)}（启动时报 AssertionError）",
+        ),
         span,
-        Fix("give prefill.{tp_size,dp_size} = the prefill instances' TP/DP and decode.{tp_size,dp_size} = "
-            "the decode instances' TP/DP, identically on every instance"),
+        Fix(Text(en="give prefill.{tp_size,dp_size} = the prefill instances' TP/DP and decode.{tp_size,dp_size} = "
+                 "the decode instances' TP/DP, identically on every instance",
+                 zh="将 prefill.{tp_size,dp_size} 设为预填充实例的 TP/DP，decode.{tp_size,dp_size} 设为解码实例的 "
+                 "TP/DP，并在每个实例上保持一致")),
     )
 
 
@@ -304,13 +324,19 @@ def tp_ratio(scope: Scope):
     if own is not None and engine_tp is not None and own != engine_tp:
         return  # this instance's own block disagrees with its TP: QL601 reports that first
     option = _kv_option(scope)
+    divisors = ", ".join(str(d) for d in range(1, prefill + 1) if prefill % d == 0)
     yield Finding(
         TP_RATIO,
-        f"prefill.tp_size {prefill} is not a multiple of decode.tp_size {decode}; vllm-ascend asserts "
-        "\"Prefill TP size must be divisible by Decode TP size.\" for non-MLA models",
+        Text(
+            en=f"prefill.tp_size {prefill} is not a multiple of decode.tp_size {decode}; vllm-ascend asserts "
+            "\"Prefill TP size must be divisible by Decode TP size.\" for non-MLA models",
+            zh=f"prefill.tp_size {prefill} 不是 decode.tp_size {decode} 的整数倍；对非 MLA 模型，vllm-ascend 会断言 "
+            "\"Prefill TP size must be divisible by Decode TP size.\"",
+        ),
         _key_span(option, "kv_connector_extra_config.decode.tp_size", "kv_connector_extra_config.prefill.tp_size"),
-        Fix(f"make the prefill TP a multiple of the decode TP (decode TP must divide prefill TP {prefill}: "
-            f"{', '.join(str(d) for d in range(1, prefill + 1) if prefill % d == 0)})",
+        Fix(Text(en=f"make the prefill TP a multiple of the decode TP (decode TP must divide prefill TP {prefill}: "
+                 f"{divisors})",
+                 zh=f"让预填充 TP 成为解码 TP 的整数倍（解码 TP 必须能整除预填充 TP {prefill}：{divisors}）"),
             safety="unsafe"),
     )
 
@@ -412,22 +438,36 @@ def recompute_placement(scope: Scope):
             return
         yield Finding(
             RECOMPUTE,
-            f"{key}=true on a prefill instance (kv_role kv_producer) is ignored with a warning from "
-            f"{P_IGNORED_SINCE} on (this script: {version}); the recompute scheduler only runs on decode "
-            "instances",
+            Text(
+                en=f"{key}=true on a prefill instance (kv_role kv_producer) is ignored with a warning from "
+                f"{P_IGNORED_SINCE} on (this script: {version}); the recompute scheduler only runs on decode "
+                "instances",
+                zh=f"自 {P_IGNORED_SINCE} 起，预填充实例（kv_role kv_producer）上的 {key}=true 会被忽略并打印警告"
+                f"（本脚本：{version}）；重计算调度器只在解码实例上运行",
+            ),
             span,
-            Fix(f"remove {key} from this prefill instance's --additional-config", _without_key(option, key)),
+            Fix(Text(en=f"remove {key} from this prefill instance's --additional-config",
+                     zh=f"从该预填充实例的 --additional-config 中删除 {key}"),
+                _without_key(option, key)),
             severity="warning",
         )
     elif role not in ("kv_consumer", "kv_producer") and _at_least(version, MIXED_ERROR_SINCE):
         p_ignored = _at_least(version, P_IGNORED_SINCE)
         where = "without --kv-transfer-config" if config is None else f"with kv_role {role}"
+        where_zh = "未设置 --kv-transfer-config 时" if config is None else f"kv_role 为 {role} 时"
+        quoted = (f"\"recompute_scheduler_enable can only be "
+                  f"enabled {'on PD-disaggregated D nodes' if p_ignored else 'in PD-disaggregated mode'}\"")
+        needs_zh = "解码实例（kv_role kv_consumer）" if p_ignored else "PD 分离实例"
         yield Finding(
             RECOMPUTE,
-            f"{key}=true {where}: vllm-ascend {version} refuses it (\"recompute_scheduler_enable can only be "
-            f"enabled {'on PD-disaggregated D nodes' if p_ignored else 'in PD-disaggregated mode'}\"); "
-            f"it needs a {'decode instance (kv_role kv_consumer)' if p_ignored else 'PD instance'}",
+            Text(
+                en=f"{key}=true {where}: vllm-ascend {version} refuses it ({quoted}); "
+                f"it needs a {'decode instance (kv_role kv_consumer)' if p_ignored else 'PD instance'}",
+                zh=f"{where_zh}设置了 {key}=true：vllm-ascend {version} 会拒绝启动（{quoted}）；"
+                f"它只能用于{needs_zh}",
+            ),
             span,
-            Fix(f"remove {key}, or run this instance as a PD decode node (kv_role kv_consumer)",
+            Fix(Text(en=f"remove {key}, or run this instance as a PD decode node (kv_role kv_consumer)",
+                     zh=f"删除 {key}，或将本实例作为 PD 解码节点运行（kv_role kv_consumer）"),
                 _without_key(option, key), safety="unsafe"),
         )

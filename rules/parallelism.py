@@ -191,10 +191,16 @@ def ep_mixed(scope: Scope):
         span = _json_key_span(scope, "--additional-config", "expert_tensor_parallel_size")
         yield Finding(
             EP_MIXED,
-            f"additional-config expert_tensor_parallel_size={moe_tp} with --enable-expert-parallel mixes MoE "
-            f"tensor parallel and expert parallel (etp={moe_tp}); MoE must be pure EP or pure TP",
+            Text(
+                en=f"additional-config expert_tensor_parallel_size={moe_tp} with --enable-expert-parallel mixes MoE "
+                f"tensor parallel and expert parallel (etp={moe_tp}); MoE must be pure EP or pure TP",
+                zh=f"additional-config 中 expert_tensor_parallel_size={moe_tp} 与 --enable-expert-parallel 同时使用，"
+                f"混用了 MoE 张量并行与专家并行（etp={moe_tp}）；MoE 只能是纯 EP 或纯 TP",
+            ),
             span,
-            Fix("set expert_tensor_parallel_size to 1 and keep --enable-expert-parallel", [Edit(span, "1")]),
+            Fix(Text(en="set expert_tensor_parallel_size to 1 and keep --enable-expert-parallel",
+                     zh="将 expert_tensor_parallel_size 设为 1，并保留 --enable-expert-parallel"),
+                [Edit(span, "1")]),
         )
 
 
@@ -205,9 +211,12 @@ def ep_dense(scope: Scope):
         model = scope.get("model").model.id
         yield Finding(
             EP_DENSE,
-            f"--enable-expert-parallel has no effect: {model} is a dense model without expert layers",
+            Text(
+                en=f"--enable-expert-parallel has no effect: {model} is a dense model without expert layers",
+                zh=f"--enable-expert-parallel 不起作用：{model} 是没有专家层的稠密模型",
+            ),
             option.span,
-            Fix("remove --enable-expert-parallel", [Edit(option.span, "")]),
+            Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"), [Edit(option.span, "")]),
         )
 
 
@@ -245,11 +254,19 @@ def npus_per_node(scope: Scope):
         pp_text = f" x PP {pp}" if pp > 1 else ""
         yield Finding(
             NPUS_PER_NODE,
-            f"TP x DP(local){' x PP' if pp > 1 else ''} = {tp} x {dp_local}{pp_text} = {needed} NPUs, but one "
-            f"{hardware.names[0]} node has {hardware.npus_per_node}",
+            Text(
+                en=f"TP x DP(local){' x PP' if pp > 1 else ''} = {tp} x {dp_local}{pp_text} = {needed} NPUs, but one "
+                f"{hardware.names[0]} node has {hardware.npus_per_node}",
+                zh=f"TP x DP(local){' x PP' if pp > 1 else ''} = {tp} x {dp_local}{pp_text} = {needed} 张 NPU，"
+                f"但一个 {hardware.names[0]} 节点只有 {hardware.npus_per_node} 张",
+            ),
             option.span if option else scope.serve.span,
-            Fix(f"lower DP(local) to {max(1, hardware.npus_per_node // (tp * pp))} or spread DP over nodes "
-                "with --data-parallel-size-local"),
+            Fix(Text(
+                en=f"lower DP(local) to {max(1, hardware.npus_per_node // (tp * pp))} or spread DP over nodes "
+                "with --data-parallel-size-local",
+                zh=f"把 DP(local) 降到 {max(1, hardware.npus_per_node // (tp * pp))}，或通过 "
+                "--data-parallel-size-local 把 DP 分布到多个节点",
+            )),
         )
 
 
@@ -265,15 +282,23 @@ def visible_devices(scope: Scope):
     if needed > listed:
         yield Finding(
             VISIBLE_DEVICES,
-            f"TP x DP(local) = {tp} x {dp_local} = {needed} NPUs, but ASCEND_RT_VISIBLE_DEVICES lists {listed}",
+            Text(
+                en=f"TP x DP(local) = {tp} x {dp_local} = {needed} NPUs, but ASCEND_RT_VISIBLE_DEVICES lists {listed}",
+                zh=f"TP x DP(local) = {tp} x {dp_local} = {needed} 张 NPU，但 ASCEND_RT_VISIBLE_DEVICES 只列出了 {listed} 张",
+            ),
             setting.span,
-            Fix(f"list {needed} devices in ASCEND_RT_VISIBLE_DEVICES or lower TP/DP"),
+            Fix(Text(en=f"list {needed} devices in ASCEND_RT_VISIBLE_DEVICES or lower TP/DP",
+                     zh=f"在 ASCEND_RT_VISIBLE_DEVICES 中列出 {needed} 个设备，或降低 TP/DP")),
         )
     elif needed < listed:
         yield Finding(
             VISIBLE_DEVICES,
-            f"ASCEND_RT_VISIBLE_DEVICES lists {listed} NPUs but TP x DP(local) = {tp} x {dp_local} uses {needed}; "
-            f"{listed - needed} stay idle",
+            Text(
+                en=f"ASCEND_RT_VISIBLE_DEVICES lists {listed} NPUs but TP x DP(local) = {tp} x {dp_local} uses {needed}; "
+                f"{listed - needed} stay idle",
+                zh=f"ASCEND_RT_VISIBLE_DEVICES 列出了 {listed} 张 NPU，但 TP x DP(local) = {tp} x {dp_local} 只用 {needed} 张；"
+                f"{listed - needed} 张闲置",
+            ),
             setting.span,
             severity="info",
         )
@@ -297,11 +322,17 @@ def dp_first(scope: Scope):
     option = scope.serve.opt("--tensor-parallel-size")
     yield Finding(
         DP_FIRST,
-        f"{match.variant.name} weights (~{match.variant.weights_gb:g} GB) fit one {hardware.hbm_gb} GB NPU, "
-        f"yet TP={tp} with DP={dp}; DP-first sizing uses TP=2 and DP={suggested_dp} on the same "
-        f"{tp * dp} NPUs (large TP only for 256K+ contexts)",
+        Text(
+            en=f"{match.variant.name} weights (~{match.variant.weights_gb:g} GB) fit one {hardware.hbm_gb} GB NPU, "
+            f"yet TP={tp} with DP={dp}; DP-first sizing uses TP=2 and DP={suggested_dp} on the same "
+            f"{tp * dp} NPUs (large TP only for 256K+ contexts)",
+            zh=f"{match.variant.name} 的权重（约 {match.variant.weights_gb:g} GB）可放进一张 {hardware.hbm_gb} GB 的 NPU，"
+            f"却使用了 TP={tp}、DP={dp}；按 DP 优先的方案，同样 {tp * dp} 张 NPU 应使用 TP=2、DP={suggested_dp}"
+            f"（大 TP 仅用于 256K 以上的超长上下文）",
+        ),
         option.span if option else scope.serve.span,
-        Fix(f"use --tensor-parallel-size 2 --data-parallel-size {suggested_dp}", safety="unsafe"),
+        Fix(Text(en=f"use --tensor-parallel-size 2 --data-parallel-size {suggested_dp}",
+                 zh=f"改用 --tensor-parallel-size 2 --data-parallel-size {suggested_dp}"), safety="unsafe"),
     )
 
 
@@ -322,9 +353,13 @@ def tp_heads(scope: Scope):
         choices = ", ".join(str(d) for d in _divisors_near(heads)[:4])
         yield Finding(
             TP_HEADS,
-            f"--tensor-parallel-size {tp} does not divide the {heads} attention heads of {label}",
+            Text(
+                en=f"--tensor-parallel-size {tp} does not divide the {heads} attention heads of {label}",
+                zh=f"--tensor-parallel-size {tp} 不能整除 {label} 的 {heads} 个注意力头",
+            ),
             span,
-            Fix(f"use a TP size that divides {heads} (e.g. {choices})", safety="unsafe"),
+            Fix(Text(en=f"use a TP size that divides {heads} (e.g. {choices})",
+                     zh=f"使用能整除 {heads} 的 TP 大小（如 {choices}）"), safety="unsafe"),
         )
         return
     kv = scope.known("kv_heads")
@@ -332,9 +367,13 @@ def tp_heads(scope: Scope):
     if kv_heads and (kv_heads % tp if tp <= kv_heads else tp % kv_heads):
         yield Finding(
             TP_HEADS,
-            f"--tensor-parallel-size {tp} and the {kv_heads} KV heads of {label} do not divide one another",
+            Text(
+                en=f"--tensor-parallel-size {tp} and the {kv_heads} KV heads of {label} do not divide one another",
+                zh=f"--tensor-parallel-size {tp} 与 {label} 的 {kv_heads} 个 KV 头互不整除",
+            ),
             span,
-            Fix(f"use a TP size that divides {kv_heads} or is a multiple of it", safety="unsafe"),
+            Fix(Text(en=f"use a TP size that divides {kv_heads} or is a multiple of it",
+                     zh=f"使用能整除 {kv_heads} 或是其整数倍的 TP 大小"), safety="unsafe"),
         )
 
 
@@ -349,10 +388,15 @@ def ep_experts(scope: Scope):
         choices = ", ".join(str(d) for d in _divisors_near(experts)[:4])
         yield Finding(
             EP_EXPERTS,
-            f"EP size {ep_size} (TP x DP with --enable-expert-parallel) does not divide the "
-            f"{experts} routed experts of {scope.get('model_label')}",
+            Text(
+                en=f"EP size {ep_size} (TP x DP with --enable-expert-parallel) does not divide the "
+                f"{experts} routed experts of {scope.get('model_label')}",
+                zh=f"EP 大小 {ep_size}（开启 --enable-expert-parallel 时为 TP x DP）不能整除 "
+                f"{scope.get('model_label')} 的 {experts} 个路由专家",
+            ),
             option.span,
-            Fix(f"choose TP x DP that divides {experts} (e.g. {choices})", safety="unsafe"),
+            Fix(Text(en=f"choose TP x DP that divides {experts} (e.g. {choices})",
+                     zh=f"选择能整除 {experts} 的 TP x DP（如 {choices}）"), safety="unsafe"),
         )
 
 EXTERNAL_DP_DENSE = RuleMeta(
@@ -392,9 +436,16 @@ def external_dp_dense(scope: Scope):
         return
     yield Finding(
         EXTERNAL_DP_DENSE,
-        f"--data-parallel-rank with --data-parallel-size {scope.get('dp')} on the dense model "
-        f"{scope.get('model').model.id}: vLLM stops with 'Non-MoE models do not support external data "
-        "parallel mode'",
+        Text(
+            en=f"--data-parallel-rank with --data-parallel-size {scope.get('dp')} on the dense model "
+            f"{scope.get('model').model.id}: vLLM stops with 'Non-MoE models do not support external data "
+            "parallel mode'",
+            zh=f"在稠密模型 {scope.get('model').model.id} 上将 --data-parallel-rank 与 --data-parallel-size "
+            f"{scope.get('dp')} 一起使用：vLLM 会以 'Non-MoE models do not support external data parallel mode' 退出",
+        ),
         option.span,
-        Fix("launch independent instances without --data-parallel-* (one per NPU group) behind the proxy"),
+        Fix(Text(
+            en="launch independent instances without --data-parallel-* (one per NPU group) behind the proxy",
+            zh="在代理后面启动多个不带 --data-parallel-* 的独立实例（每组 NPU 一个）",
+        )),
     )

@@ -125,10 +125,14 @@ def peer_sizes(scope: Scope):
                 span = _span_of(engine.serve, "--kv-transfer-config", dotted)
                 yield Finding(
                     PEER_SIZES,
-                    f"{dotted} is {stated_int}, but the {peer} engines ({', '.join(names[peer])}) run "
-                    f"{flag} {actual}",
+                    Text(
+                        en=f"{dotted} is {stated_int}, but the {peer} engines ({', '.join(names[peer])}) run "
+                        f"{flag} {actual}",
+                        zh=f"{dotted} 为 {stated_int}，但 {peer} 引擎（{', '.join(names[peer])}）实际运行的是 "
+                        f"{flag} {actual}",
+                    ),
                     span,
-                    Fix(f"set {dotted} to {actual}", [Edit(span, str(actual))]),
+                    Fix(Text(en=f"set {dotted} to {actual}", zh=f"将 {dotted} 设为 {actual}"), [Edit(span, str(actual))]),
                     path=engine.plan.path,
                 )
 
@@ -172,10 +176,15 @@ def served_name(scope: Scope):
         if name is not None and name != wanted:
             yield Finding(
                 SERVED_NAME,
-                f"decode engine serves {name!r} but the prefill engines ({', '.join(sorted(p for _, p in prefill))}) "
-                f"serve {wanted!r}",
+                Text(
+                    en=f"decode engine serves {name!r} but the prefill engines ({', '.join(sorted(p for _, p in prefill))}) "
+                    f"serve {wanted!r}",
+                    zh=f"decode 引擎的服务模型名是 {name!r}，而 prefill 引擎（{', '.join(sorted(p for _, p in prefill))}）"
+                    f"的是 {wanted!r}",
+                ),
                 _span_of(engine.serve, "--served-model-name"),
-                Fix(f"use --served-model-name {wanted} on every engine"),
+                Fix(Text(en=f"use --served-model-name {wanted} on every engine",
+                         zh=f"所有引擎都使用 --served-model-name {wanted}")),
                 path=engine.plan.path,
             )
 
@@ -231,9 +240,19 @@ def dp_spread(scope: Scope):
             continue
         if len(sizes) > 1:
             plan, serve = members[-1]
-            yield Finding(DP_SPREAD, f"nodes of the DP group at {address}:{port} disagree on --data-parallel-size "
-                          f"({', '.join(str(s) for s in sorted(sizes))})", _span_of(serve, "--data-parallel-size"),
-                          Fix("use the same --data-parallel-size on every node of the group"), path=plan.path)
+            yield Finding(
+                DP_SPREAD,
+                Text(
+                    en=f"nodes of the DP group at {address}:{port} disagree on --data-parallel-size "
+                    f"({', '.join(str(s) for s in sorted(sizes))})",
+                    zh=f"位于 {address}:{port} 的 DP 组中，各节点的 --data-parallel-size 不一致"
+                    f"（{', '.join(str(s) for s in sorted(sizes))}）",
+                ),
+                _span_of(serve, "--data-parallel-size"),
+                Fix(Text(en="use the same --data-parallel-size on every node of the group",
+                         zh="组内每个节点使用相同的 --data-parallel-size")),
+                path=plan.path,
+            )
             continue
         total = sizes.pop()
         ranks = []
@@ -250,18 +269,38 @@ def dp_spread(scope: Scope):
                 expected = 0
                 for start, local, plan, serve in ranks:
                     if start != expected:
-                        yield Finding(DP_SPREAD, f"--data-parallel-start-rank {start} on {_name(plan)}: the ranks "
-                                      f"before it end at {expected - 1}, so ranks {min(start, expected)}.."
-                                      f"{max(start, expected) - 1} are {'missing' if start > expected else 'claimed twice'}",
-                                      _span_of(serve, "--data-parallel-start-rank"),
-                                      Fix(f"set --data-parallel-start-rank {expected}"), path=plan.path)
+                        yield Finding(
+                            DP_SPREAD,
+                            Text(
+                                en=f"--data-parallel-start-rank {start} on {_name(plan)}: the ranks "
+                                f"before it end at {expected - 1}, so ranks {min(start, expected)}.."
+                                f"{max(start, expected) - 1} are {'missing' if start > expected else 'claimed twice'}",
+                                zh=f"{_name(plan)} 的 --data-parallel-start-rank 为 {start}：此前的 rank 止于 "
+                                f"{expected - 1}，因此 rank {min(start, expected)}..{max(start, expected) - 1} "
+                                f"{'无人承担' if start > expected else '被重复占用'}",
+                            ),
+                            _span_of(serve, "--data-parallel-start-rank"),
+                            Fix(Text(en=f"set --data-parallel-start-rank {expected}",
+                                     zh=f"设置 --data-parallel-start-rank {expected}")),
+                            path=plan.path,
+                        )
                     expected = start + local
                 if covered != total and len(members) > 1:
                     plan, serve = ranks[-1][2], ranks[-1][3]
-                    yield Finding(DP_SPREAD, f"the local DP sizes of the group add up to {covered}, but "
-                                  f"--data-parallel-size is {total}", _span_of(serve, "--data-parallel-size-local"),
-                                  Fix("make the local sizes add up to --data-parallel-size, or add the missing node's script"),
-                                  path=plan.path)
+                    yield Finding(
+                        DP_SPREAD,
+                        Text(
+                            en=f"the local DP sizes of the group add up to {covered}, but "
+                            f"--data-parallel-size is {total}",
+                            zh=f"该组各节点本地 DP 规模之和为 {covered}，但 --data-parallel-size 为 {total}",
+                        ),
+                        _span_of(serve, "--data-parallel-size-local"),
+                        Fix(Text(
+                            en="make the local sizes add up to --data-parallel-size, or add the missing node's script",
+                            zh="让各节点本地规模之和等于 --data-parallel-size，或补上缺失节点的脚本",
+                        )),
+                        path=plan.path,
+                    )
         if len(members) < 2:
             continue
         for plan, serve in members:
@@ -269,12 +308,30 @@ def dp_spread(scope: Scope):
             headless = serve.has("--headless")
             hybrid = start != 0 and not headless and serve.opt("--api-server-count") is None
             if start != 0 and not headless and not hybrid:
-                yield Finding(DP_SPREAD, f"{_name(plan)} is not the head of the DP group (start rank {start}) and "
-                              "must run --headless", serve.span, Fix("add --headless"), path=plan.path)
+                yield Finding(
+                    DP_SPREAD,
+                    Text(
+                        en=f"{_name(plan)} is not the head of the DP group (start rank {start}) and "
+                        "must run --headless",
+                        zh=f"{_name(plan)} 不是 DP 组的主节点（起始 rank 为 {start}），必须加 --headless",
+                    ),
+                    serve.span,
+                    Fix(Text(en="add --headless", zh="添加 --headless")),
+                    path=plan.path,
+                )
             if headless and (_int_opt(serve, "--api-server-count") or 0) > 0:
-                yield Finding(DP_SPREAD, f"{_name(plan)} runs --headless with --api-server-count > 0 (vLLM "
-                              "rejects it)", _span_of(serve, "--api-server-count"),
-                              Fix("drop --api-server-count on headless nodes"), path=plan.path)
+                yield Finding(
+                    DP_SPREAD,
+                    Text(
+                        en=f"{_name(plan)} runs --headless with --api-server-count > 0 (vLLM "
+                        "rejects it)",
+                        zh=f"{_name(plan)} 在 --headless 模式下设置了 --api-server-count > 0（vLLM 会拒绝）",
+                    ),
+                    _span_of(serve, "--api-server-count"),
+                    Fix(Text(en="drop --api-server-count on headless nodes",
+                             zh="在 headless 节点上去掉 --api-server-count")),
+                    path=plan.path,
+                )
 
 
 KV_PORT = RuleMeta(
@@ -327,10 +384,15 @@ def kv_port(scope: Scope):
         span = _span_of(scope.serve, "--kv-transfer-config", "kv_port")
         yield Finding(
             KV_PORT,
-            f"kv_port {port} is inside [{low}, {high}), the range the Ascend direct transport draws random ports "
-            f"from on a {hardware.npus_per_node}-NPU node; use {high} or above",
+            Text(
+                en=f"kv_port {port} is inside [{low}, {high}), the range the Ascend direct transport draws random ports "
+                f"from on a {hardware.npus_per_node}-NPU node; use {high} or above",
+                zh=f"kv_port {port} 位于 [{low}, {high}) 内，这是 {hardware.npus_per_node} 卡节点上昇腾直连传输"
+                f"随机取端口的范围；请使用 {high} 及以上的端口",
+            ),
             span,
-            Fix(f"move kv_port to {high} or above (and keep P and D ports apart)", safety="unsafe"),
+            Fix(Text(en=f"move kv_port to {high} or above (and keep P and D ports apart)",
+                     zh=f"把 kv_port 改到 {high} 及以上（并让 P 与 D 的端口互不重叠）"), safety="unsafe"),
         )
 
 
@@ -367,9 +429,18 @@ def proxy(scope: Scope):
             hosts = command.options.get(f"--{side}-hosts", [])
             ports = command.options.get(f"--{side}-ports", [])
             if hosts and ports and len(hosts) != len(ports):
-                yield Finding(PROXY, f"--{side}-hosts lists {len(hosts)} hosts but --{side}-ports lists {len(ports)} "
-                              "ports; the proxy refuses unequal lists", ports[0].span,
-                              Fix(f"give one port per {side} host"), path=plan.path)
+                yield Finding(
+                    PROXY,
+                    Text(
+                        en=f"--{side}-hosts lists {len(hosts)} hosts but --{side}-ports lists {len(ports)} "
+                        "ports; the proxy refuses unequal lists",
+                        zh=f"--{side}-hosts 列出了 {len(hosts)} 个主机，而 --{side}-ports 列出了 {len(ports)} 个端口；"
+                        "代理会拒绝长度不同的列表",
+                    ),
+                    ports[0].span,
+                    Fix(Text(en=f"give one port per {side} host", zh=f"为每个 {side} 主机提供一个端口")),
+                    path=plan.path,
+                )
         role_of = {"prefiller": "kv_producer", "decoder": "kv_consumer"}
         for side, role in role_of.items():
             side_engines = [e for e in found if e.role == role]
@@ -380,15 +451,42 @@ def proxy(scope: Scope):
                 number = port.as_int()
                 if number is not None and number not in engine_ports:
                     listening = ", ".join(str(p) for p in sorted(engine_ports))
-                    yield Finding(PROXY, f"--{side}-ports {number}: no {role} engine of this deployment listens there "
-                                  f"(they listen on {listening})", port.span,
-                                  Fix(f"use the engines' --port values ({listening})"), path=plan.path)
+                    yield Finding(
+                        PROXY,
+                        Text(
+                            en=f"--{side}-ports {number}: no {role} engine of this deployment listens there "
+                            f"(they listen on {listening})",
+                            zh=f"--{side}-ports {number}：本部署中没有 {role} 引擎监听该端口（它们监听的是 {listening}）",
+                        ),
+                        port.span,
+                        Fix(Text(en=f"use the engines' --port values ({listening})",
+                                 zh=f"使用引擎的 --port 取值（{listening}）")),
+                        path=plan.path,
+                    )
         connectors = {(e.value("kv_transfer") or {}).get("kv_connector") for e in found}
         layerwise = "MooncakeLayerwiseConnector" in connectors
         plain = bool(connectors & {"MooncakeConnectorV1", "MooncakeConnector", "MooncakeHybridConnector"})
         if command.layerwise and plain and not layerwise:
-            yield Finding(PROXY, "the layerwise proxy is used but the engines run a non-layerwise Mooncake connector",
-                          command.span, Fix("run load_balance_proxy_server_example.py"), path=plan.path)
+            yield Finding(
+                PROXY,
+                Text(
+                    en="the layerwise proxy is used but the engines run a non-layerwise Mooncake connector",
+                    zh="使用了分层（layerwise）代理，但引擎运行的是非分层的 Mooncake 连接器",
+                ),
+                command.span,
+                Fix(Text(en="run load_balance_proxy_server_example.py",
+                         zh="改为运行 load_balance_proxy_server_example.py")),
+                path=plan.path,
+            )
         elif not command.layerwise and layerwise and not plain:
-            yield Finding(PROXY, "the engines run MooncakeLayerwiseConnector but the proxy is not the layerwise one",
-                          command.span, Fix("run load_balance_proxy_layerwise_server_example.py"), path=plan.path)
+            yield Finding(
+                PROXY,
+                Text(
+                    en="the engines run MooncakeLayerwiseConnector but the proxy is not the layerwise one",
+                    zh="引擎运行的是 MooncakeLayerwiseConnector，但代理不是分层（layerwise）版本",
+                ),
+                command.span,
+                Fix(Text(en="run load_balance_proxy_layerwise_server_example.py",
+                         zh="改为运行 load_balance_proxy_layerwise_server_example.py")),
+                path=plan.path,
+            )

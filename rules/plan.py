@@ -65,6 +65,8 @@ class JsonValue:
 
     def get(self, dotted: str, default: Any = None) -> Any:
         node = self.data
+        if "." not in dotted:  # the common case: a top-level key
+            return node[dotted] if isinstance(node, dict) and dotted in node else default
         for part in dotted.split("."):
             if not isinstance(node, dict) or part not in node:
                 return default

@@ -40,6 +40,13 @@ def at_version(scope: Scope) -> str:
     return f"vllm-ascend {known.value}{suffix}"
 
 
+def at_version_zh(scope: Scope) -> str:
+    """The Chinese wording of ``at_version``: ``vllm-ascend v0.23.0``（假定为最新稳定版）."""
+    known = scope.known("version")
+    suffix = "（假定为最新稳定版）" if known.origin.startswith("assumed") else ""
+    return f"vllm-ascend {known.value}{suffix}"
+
+
 def after_model(serve: ServeCommand) -> Span | None:
     """A zero-width span just after the model argument, where a new option can be inserted."""
     if serve.model is None:
@@ -130,25 +137,35 @@ def dtype_float16(scope: Scope):
         if option is not None and option.value is not None and dtype != "auto":
             yield Finding(
                 DTYPE,
-                f"--dtype {dtype} on Atlas 300I (310P): the chip only computes in float16",
+                Text(
+                    en=f"--dtype {dtype} on Atlas 300I (310P): the chip only computes in float16",
+                    zh=f"在 Atlas 300I（310P）上使用了 --dtype {dtype}：该芯片只支持 float16 计算",
+                ),
                 option.value.span,
-                Fix("set --dtype float16", [Edit(option.value.span, "float16")]),
+                Fix(Text(en="set --dtype float16", zh="将 --dtype 设为 float16"), [Edit(option.value.span, "float16")]),
             )
         elif option is not None and option.value is not None:
             yield Finding(
                 DTYPE,
-                "--dtype auto on Atlas 300I (310P) follows the checkpoint, usually bfloat16; the guide asks for float16",
+                Text(
+                    en="--dtype auto on Atlas 300I (310P) follows the checkpoint, usually bfloat16; the guide asks for float16",
+                    zh="Atlas 300I（310P）上 --dtype auto 会沿用权重的 dtype（通常为 bfloat16）；指南要求使用 float16",
+                ),
                 option.value.span,
-                Fix("set --dtype float16", [Edit(option.value.span, "float16")]),
+                Fix(Text(en="set --dtype float16", zh="将 --dtype 设为 float16"), [Edit(option.value.span, "float16")]),
                 severity="warning",
             )
         else:
             yield Finding(
                 DTYPE,
-                "no --dtype on Atlas 300I (310P): the checkpoint's dtype (usually bfloat16) is used, "
-                "but the guide asks for --dtype float16",
+                Text(
+                    en="no --dtype on Atlas 300I (310P): the checkpoint's dtype (usually bfloat16) is used, "
+                    "but the guide asks for --dtype float16",
+                    zh="Atlas 300I（310P）上未设置 --dtype：将使用权重自身的 dtype（通常为 bfloat16），"
+                    "但指南要求 --dtype float16",
+                ),
                 _blame(serve),
-                Fix("add --dtype float16", insert_option(serve, "--dtype float16")),
+                Fix(Text(en="add --dtype float16", zh="添加 --dtype float16"), insert_option(serve, "--dtype float16")),
                 severity="warning",
             )
     ssm = serve.opt("--mamba-ssm-cache-dtype")
@@ -157,10 +174,15 @@ def dtype_float16(scope: Scope):
         if value not in _FP16 and value != "auto":
             yield Finding(
                 DTYPE,
-                f"--mamba-ssm-cache-dtype {value} on Atlas 300I (310P): only float16 is supported "
-                "(the 310P GDN layers force a float16 SSM cache, so this value is ignored)",
+                Text(
+                    en=f"--mamba-ssm-cache-dtype {value} on Atlas 300I (310P): only float16 is supported "
+                    "(the 310P GDN layers force a float16 SSM cache, so this value is ignored)",
+                    zh=f"Atlas 300I（310P）上设置了 --mamba-ssm-cache-dtype {value}：只支持 float16"
+                    "（310P 的 GDN 层强制使用 float16 的 SSM 缓存，因此该值会被忽略）",
+                ),
                 ssm.value.span,
-                Fix("set --mamba-ssm-cache-dtype float16", [Edit(ssm.value.span, "float16")]),
+                Fix(Text(en="set --mamba-ssm-cache-dtype float16", zh="将 --mamba-ssm-cache-dtype 设为 float16"),
+                    [Edit(ssm.value.span, "float16")]),
                 severity="warning",
             )
 
@@ -249,14 +271,18 @@ def capture_sizes(scope: Scope):
         return
     serve = scope.serve
     mode = scope.get("cudagraph_mode")
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_version_zh(scope)
     if release(scope) < parse_version(GRAPH_MODE_SINCE):
         yield Finding(
             CAPTURE,
-            f"graph mode {mode} on Atlas 300I (310P) at {where}: the 310P guide of this release allows eager "
-            f"mode only (graph mode is documented from {GRAPH_MODE_SINCE})",
+            Text(
+                en=f"graph mode {mode} on Atlas 300I (310P) at {where}: the 310P guide of this release allows eager "
+                f"mode only (graph mode is documented from {GRAPH_MODE_SINCE})",
+                zh=f"{where_zh} 在 Atlas 300I（310P）上使用图模式 {mode}：该版本的 310P 指南只允许 eager 模式"
+                f"（图模式自 {GRAPH_MODE_SINCE} 起才有文档支持）",
+            ),
             _key_span(serve, "--compilation-config", "cudagraph_mode"),
-            Fix("add --enforce-eager", insert_option(serve, "--enforce-eager")),
+            Fix(Text(en="add --enforce-eager", zh="添加 --enforce-eager"), insert_option(serve, "--enforce-eager")),
             severity="warning",
         )
         return
@@ -274,21 +300,31 @@ def capture_sizes(scope: Scope):
             return
         yield Finding(
             CAPTURE,
-            f"TP={tp} on Atlas 300I (310P) at {where}: graph mode {mode} with the default capture list "
-            f"captures {len(default)} sizes (1, 2, 4, ... {default[-1]}), but at most {MAX_SIZES_WITH_TP} fit "
-            "when TP > 1",
+            Text(
+                en=f"TP={tp} on Atlas 300I (310P) at {where}: graph mode {mode} with the default capture list "
+                f"captures {len(default)} sizes (1, 2, 4, ... {default[-1]}), but at most {MAX_SIZES_WITH_TP} fit "
+                "when TP > 1",
+                zh=f"{where_zh} 在 Atlas 300I（310P）上 TP={tp}：图模式 {mode} 使用默认捕获列表，会捕获 "
+                f"{len(default)} 个尺寸（1, 2, 4, ... {default[-1]}），但 TP > 1 时最多只能容纳 {MAX_SIZES_WITH_TP} 个",
+            ),
             _key_span(serve, "--compilation-config", "cudagraph_mode"),
-            Fix(f"set \"cudagraph_capture_sizes\": {suggestion} in --compilation-config (or use TP=1)",
+            Fix(Text(en=f"set \"cudagraph_capture_sizes\": {suggestion} in --compilation-config (or use TP=1)",
+                     zh=f"在 --compilation-config 中设置 \"cudagraph_capture_sizes\": {suggestion}（或改用 TP=1）"),
                 safety="unsafe"),
         )
     elif len(sizes) > MAX_SIZES_WITH_TP:
         span = _key_span(serve, "--compilation-config", "cudagraph_capture_sizes")
         yield Finding(
             CAPTURE,
-            f"TP={tp} on Atlas 300I (310P) at {where}: {len(sizes)} capture sizes {sizes}, but at most "
-            f"{MAX_SIZES_WITH_TP} fit when TP > 1",
+            Text(
+                en=f"TP={tp} on Atlas 300I (310P) at {where}: {len(sizes)} capture sizes {sizes}, but at most "
+                f"{MAX_SIZES_WITH_TP} fit when TP > 1",
+                zh=f"{where_zh} 在 Atlas 300I（310P）上 TP={tp}：设置了 {len(sizes)} 个捕获尺寸 {sizes}，"
+                f"但 TP > 1 时最多只能容纳 {MAX_SIZES_WITH_TP} 个",
+            ),
             span,
-            Fix(f"capture two sizes: {suggestion}", [Edit(span, "[" + ", ".join(map(str, suggestion)) + "]")],
+            Fix(Text(en=f"capture two sizes: {suggestion}", zh=f"只捕获两个尺寸：{suggestion}"),
+                [Edit(span, "[" + ", ".join(map(str, suggestion)) + "]")],
                 safety="unsafe"),
         )
 
@@ -352,7 +388,7 @@ def npugraph_ex(scope: Scope):
     compilation = config.get("ascend_compilation_config")
     value = compilation.get("enable_npugraph_ex") if isinstance(compilation, dict) else None
     version = release(scope)
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_version_zh(scope)
     if version < parse_version(NPUGRAPH_EX_DEFAULT_ON):
         return
     if version >= parse_version(NPUGRAPH_EX_AUTO_OFF):
@@ -362,12 +398,17 @@ def npugraph_ex(scope: Scope):
         only_setting = config == {"ascend_compilation_config": {"enable_npugraph_ex": value}}
         edits = [Edit(option.span, "")] if only_setting else []
         outcome = "redundant" if value is False else f"ignored ({str(value).lower()})"
+        outcome_zh = "是多余的" if value is False else f"会被忽略（{str(value).lower()}）"
         yield Finding(
             NPUGRAPH_EX,
-            f"ascend_compilation_config.enable_npugraph_ex is {outcome} at {where}: vllm-ascend turns "
-            "npugraph_ex off on Atlas 300I (310P) by itself since v0.23.0",
+            Text(
+                en=f"ascend_compilation_config.enable_npugraph_ex is {outcome} at {where}: vllm-ascend turns "
+                "npugraph_ex off on Atlas 300I (310P) by itself since v0.23.0",
+                zh=f"在 {where_zh} 中 ascend_compilation_config.enable_npugraph_ex 的设置{outcome_zh}："
+                "自 v0.23.0 起 vllm-ascend 会在 Atlas 300I（310P）上自动关闭 npugraph_ex",
+            ),
             _key_span(serve, "--additional-config", _NPUGRAPH_KEY),
-            Fix("remove the enable_npugraph_ex setting", edits),
+            Fix(Text(en="remove the enable_npugraph_ex setting", zh="删除 enable_npugraph_ex 设置"), edits),
             severity="info",
         )
         return
@@ -376,21 +417,28 @@ def npugraph_ex(scope: Scope):
     option = serve.opt("--additional-config")
     if value is not None:
         span = _key_span(serve, "--additional-config", _NPUGRAPH_KEY)
-        fix = Fix("set enable_npugraph_ex to false", [Edit(span, "false")])
-        said = f"enable_npugraph_ex={str(value).lower()}"
+        fix = Fix(Text(en="set enable_npugraph_ex to false", zh="将 enable_npugraph_ex 设为 false"),
+                  [Edit(span, "false")])
+        said = said_zh = f"enable_npugraph_ex={str(value).lower()}"
     elif option is None:
         span = _key_span(serve, "--compilation-config", "cudagraph_mode")
-        fix = Fix("add --additional-config with enable_npugraph_ex false",
+        fix = Fix(Text(en="add --additional-config with enable_npugraph_ex false",
+                       zh="添加 --additional-config，将 enable_npugraph_ex 设为 false"),
                   insert_option(serve, f"--additional-config '{_DISABLE_JSON}'"))
-        said = "npugraph_ex left at its default (on)"
+        said, said_zh = "npugraph_ex left at its default (on)", "npugraph_ex 保持默认值（开启）"
     else:
         span = option.value.span if option.value is not None else option.span
-        fix = Fix('add "ascend_compilation_config": {"enable_npugraph_ex": false} to --additional-config')
-        said = "npugraph_ex left at its default (on)"
+        fix = Fix(Text(en='add "ascend_compilation_config": {"enable_npugraph_ex": false} to --additional-config',
+                       zh='在 --additional-config 中加入 "ascend_compilation_config": {"enable_npugraph_ex": false}'))
+        said, said_zh = "npugraph_ex left at its default (on)", "npugraph_ex 保持默认值（开启）"
     yield Finding(
         NPUGRAPH_EX,
-        f"{said} with graph mode {scope.get('cudagraph_mode')} on Atlas 300I (310P) at {where}: the 310P does "
-        "not support npugraph_ex and vllm-ascend only switches it off itself from v0.23.0",
+        Text(
+            en=f"{said} with graph mode {scope.get('cudagraph_mode')} on Atlas 300I (310P) at {where}: the 310P does "
+            "not support npugraph_ex and vllm-ascend only switches it off itself from v0.23.0",
+            zh=f"{where_zh} 在 Atlas 300I（310P）上以图模式 {scope.get('cudagraph_mode')} 运行，且 {said_zh}："
+            "310P 不支持 npugraph_ex，而 vllm-ascend 从 v0.23.0 起才会自动关闭它",
+        ),
         span,
         fix,
     )
@@ -438,17 +486,25 @@ def tp_only(scope: Scope):
         option = serve.opt("--data-parallel-size")
         yield Finding(
             TP_ONLY,
-            f"--data-parallel-size {dp} on Atlas 300I (310P): only the TP scenario is supported",
+            Text(
+                en=f"--data-parallel-size {dp} on Atlas 300I (310P): only the TP scenario is supported",
+                zh=f"Atlas 300I（310P）上设置了 --data-parallel-size {dp}：只支持 TP（张量并行）场景",
+            ),
             option.value.span if option is not None and option.value is not None else _blame(serve),
-            Fix(f"use tensor parallel only (e.g. TP={min(4, 2 * dp)}) or run separate instances", safety="unsafe"),
+            Fix(Text(en=f"use tensor parallel only (e.g. TP={min(4, 2 * dp)}) or run separate instances",
+                     zh=f"只使用张量并行（如 TP={min(4, 2 * dp)}），或分别运行多个独立实例"), safety="unsafe"),
         )
     if scope.get("expert_parallel"):
         option = serve.opt("--enable-expert-parallel")
         yield Finding(
             TP_ONLY,
-            "--enable-expert-parallel on Atlas 300I (310P): only the TP scenario is supported",
+            Text(
+                en="--enable-expert-parallel on Atlas 300I (310P): only the TP scenario is supported",
+                zh="Atlas 300I（310P）上开启了 --enable-expert-parallel：只支持 TP（张量并行）场景",
+            ),
             option.span,
-            Fix("remove --enable-expert-parallel", [Edit(option.span, "")], safety="unsafe"),
+            Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"),
+                [Edit(option.span, "")], safety="unsafe"),
         )
 
 
@@ -490,10 +546,15 @@ def no_pd(scope: Scope):
     option = scope.serve.opt("--kv-transfer-config")
     yield Finding(
         NO_PD,
-        "--kv-transfer-config on Atlas 300I (310P): the 310P runner raises "
-        "\"KV cache transfer is not supported for 310P\"",
+        Text(
+            en="--kv-transfer-config on Atlas 300I (310P): the 310P runner raises "
+            "\"KV cache transfer is not supported for 310P\"",
+            zh="Atlas 300I（310P）上设置了 --kv-transfer-config：310P 的 model runner 会抛出 "
+            "\"KV cache transfer is not supported for 310P\"",
+        ),
         option.name_span,
-        Fix("serve prefill and decode in one instance (no --kv-transfer-config) or use Atlas A2/A3 for PD"),
+        Fix(Text(en="serve prefill and decode in one instance (no --kv-transfer-config) or use Atlas A2/A3 for PD",
+                 zh="在同一实例中完成 prefill 与 decode（不使用 --kv-transfer-config），或在 Atlas A2/A3 上做 PD 分离")),
     )
 
 
@@ -539,8 +600,12 @@ def kv_cache_fp8(scope: Scope):
         return
     yield Finding(
         KV_FP8,
-        f"--kv-cache-dtype {value} is not supported on Atlas 300I Duo / 310P: the server starts but "
-        "crashes on the first request",
+        Text(
+            en=f"--kv-cache-dtype {value} is not supported on Atlas 300I Duo / 310P: the server starts but "
+            "crashes on the first request",
+            zh=f"Atlas 300I Duo / 310P 不支持 --kv-cache-dtype {value}：服务能启动，但第一个请求就会使其崩溃",
+        ),
         option.span,
-        Fix(f"remove --kv-cache-dtype {value} (use the default float16 KV cache)", [Edit(option.span, "")]),
+        Fix(Text(en=f"remove --kv-cache-dtype {value} (use the default float16 KV cache)",
+                 zh=f"删除 --kv-cache-dtype {value}（使用默认的 float16 KV 缓存）"), [Edit(option.span, "")]),
     )

@@ -73,17 +73,24 @@ def decode_prefix(scope: Scope):
     mode = scope.get("mamba_cache_mode")
     edits = [Edit(option.span, "--no-enable-prefix-caching")]
     with_mode, drop = "", ""
+    with_mode_zh, drop_zh = "", ""
     if mode in ("align", "all"):
         edits.append(Edit(scope.serve.opt("--mamba-cache-mode").span, ""))
         with_mode, drop = f" with --mamba-cache-mode {mode}", f" and drop --mamba-cache-mode {mode} there"
+        with_mode_zh, drop_zh = f"，搭配 --mamba-cache-mode {mode}", f"，并去掉该节点上的 --mamba-cache-mode {mode}"
     model = scope.get("model").model.id
     yield Finding(
         DECODE_PREFIX,
-        f"prefix caching (--enable-prefix-caching{with_mode}) is not supported on PD decode nodes "
-        f"(kv_role kv_consumer) for hybrid Qwen3.5/3.6/Qwen3-Next models such as {model} "
-        "(known limitation, vllm-ascend #7944, wontfix)",
+        Text(
+            en=f"prefix caching (--enable-prefix-caching{with_mode}) is not supported on PD decode nodes "
+            f"(kv_role kv_consumer) for hybrid Qwen3.5/3.6/Qwen3-Next models such as {model} "
+            "(known limitation, vllm-ascend #7944, wontfix)",
+            zh=f"对 {model} 这类 Qwen3.5/3.6/Qwen3-Next 混合架构模型，PD 解码节点（kv_role kv_consumer）"
+            f"不支持前缀缓存（--enable-prefix-caching{with_mode_zh}）（已知限制，vllm-ascend #7944，wontfix）",
+        ),
         option.span,
-        Fix(f"use --no-enable-prefix-caching on the decode node{drop}", edits),
+        Fix(Text(en=f"use --no-enable-prefix-caching on the decode node{drop}",
+                 zh=f"在解码节点上改用 --no-enable-prefix-caching{drop_zh}"), edits),
     )
 
 
@@ -130,8 +137,12 @@ def block_size(scope: Scope):
     model = scope.get("model").model.id
     yield Finding(
         BLOCK_SIZE,
-        f"--enable-prefix-caching on hybrid {model}: the attention block grows to about 2048 tokens to match "
-        "the GDN state page, so only shared prefixes of roughly 2048+ tokens are ever reused",
+        Text(
+            en=f"--enable-prefix-caching on hybrid {model}: the attention block grows to about 2048 tokens to match "
+            "the GDN state page, so only shared prefixes of roughly 2048+ tokens are ever reused",
+            zh=f"混合架构模型 {model} 开启了 --enable-prefix-caching：注意力 block 会增大到约 2048 token 以与 GDN "
+            "状态页大小一致，因此只有约 2048 token 及以上的公共前缀才会被复用",
+        ),
         scope.serve.opt("--enable-prefix-caching").span,
     )
 
@@ -180,9 +191,14 @@ def mtp_all(scope: Scope):
     value = scope.serve.opt("--mamba-cache-mode").value
     yield Finding(
         MTP_ALL,
-        f"--mamba-cache-mode all with {method} speculative decoding on {model.id}: the MTP draft model raises "
-        "NotImplementedError (\"Qwen3_5MTP currently does not support 'all' prefix caching, please use "
-        "'--mamba-cache-mode=align' instead\")",
+        Text(
+            en=f"--mamba-cache-mode all with {method} speculative decoding on {model.id}: the MTP draft model raises "
+            "NotImplementedError (\"Qwen3_5MTP currently does not support 'all' prefix caching, please use "
+            "'--mamba-cache-mode=align' instead\")",
+            zh=f"{model.id} 上 --mamba-cache-mode all 与 {method} 推测解码同用：MTP 草稿模型会抛出 "
+            "NotImplementedError（\"Qwen3_5MTP currently does not support 'all' prefix caching, please use "
+            "'--mamba-cache-mode=align' instead\"）",
+        ),
         value.span,
-        Fix("use --mamba-cache-mode align", [Edit(value.span, "align")]),
+        Fix(Text(en="use --mamba-cache-mode align", zh="改用 --mamba-cache-mode align"), [Edit(value.span, "align")]),
     )

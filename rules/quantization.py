@@ -13,7 +13,7 @@ from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
-from qlint.rules.platform_310p import at_version, insert_option, release
+from qlint.rules.platform_310p import at_version, at_version_zh, insert_option, release
 
 AUTO_DETECT_SINCE = "v0.17.0rc1"  # reapplied in 5ec610e832 (first shipped in v0.15.0rc1, reverted in v0.16.0rc1)
 _FP16 = ("float16", "half")
@@ -104,31 +104,47 @@ def float16_on_a2_a3(scope: Scope):
         text for text, on in (("--dtype bfloat16 (or omit --dtype)", dtype_fp16),
                               ("--mamba-ssm-cache-dtype bfloat16", ssm_fp16)) if on
     )
+    fix_text_zh = "，并改用 ".join(
+        text for text, on in (("--dtype bfloat16（或不写 --dtype）", dtype_fp16),
+                              ("--mamba-ssm-cache-dtype bfloat16", ssm_fp16)) if on
+    )
     if dtype_fp16:
         yield Finding(
             FP16_W8A8,
-            f"{said} {'are' if ssm_fp16 else 'is an'} Atlas-inference (310P) setting{'s' if ssm_fp16 else ''}; "
-            f"on Atlas {name} a W8A8 model fails in npu_quant_matmul (FP16 scale unsupported)",
+            Text(
+                en=f"{said} {'are' if ssm_fp16 else 'is an'} Atlas-inference (310P) setting{'s' if ssm_fp16 else ''}; "
+                f"on Atlas {name} a W8A8 model fails in npu_quant_matmul (FP16 scale unsupported)",
+                zh=f"{said} 是 Atlas 推理产品（310P）的设置；在 Atlas {name} 上，W8A8 模型会在 npu_quant_matmul "
+                "中失败（不支持 FP16 scale）",
+            ),
             dtype_option.value.span,
-            Fix(f"use {fix_text}", edits),
+            Fix(Text(en=f"use {fix_text}", zh=f"改用 {fix_text_zh}"), edits),
         )
     else:
         yield Finding(
             FP16_W8A8,
-            f"--mamba-ssm-cache-dtype float16 is an Atlas-inference (310P) setting; on Atlas {name} keep the "
-            "SSM cache in bfloat16 next to the W8A8 weights",
+            Text(
+                en=f"--mamba-ssm-cache-dtype float16 is an Atlas-inference (310P) setting; on Atlas {name} keep the "
+                "SSM cache in bfloat16 next to the W8A8 weights",
+                zh=f"--mamba-ssm-cache-dtype float16 是 Atlas 推理产品（310P）的设置；在 Atlas {name} 上，"
+                "搭配 W8A8 权重时应将 SSM 缓存保持为 bfloat16",
+            ),
             ssm_option.value.span,
-            Fix("use --mamba-ssm-cache-dtype bfloat16", edits),
+            Fix(Text(en="use --mamba-ssm-cache-dtype bfloat16", zh="改用 --mamba-ssm-cache-dtype bfloat16"), edits),
             severity="warning",
         )
     carried = _carried_310p_workarounds(scope)
     if carried:
         yield Finding(
             FP16_W8A8,
-            f"{' and '.join(text for text, _ in carried)} {'are' if len(carried) > 1 else 'is a'} 310P-only "
-            f"workaround{'s' if len(carried) > 1 else ''}, not needed on Atlas {name}",
+            Text(
+                en=f"{' and '.join(text for text, _ in carried)} {'are' if len(carried) > 1 else 'is a'} 310P-only "
+                f"workaround{'s' if len(carried) > 1 else ''}, not needed on Atlas {name}",
+                zh=f"{' 和 '.join(text for text, _ in carried)} 是 310P 专用的规避设置，在 Atlas {name} 上并不需要",
+            ),
             carried[0][1],
-            Fix("drop the 310P workarounds (default capture sizes, npugraph_ex on) on A2/A3"),
+            Fix(Text(en="drop the 310P workarounds (default capture sizes, npugraph_ex on) on A2/A3",
+                     zh="在 A2/A3 上去掉这些 310P 规避设置（改用默认捕获尺寸，开启 npugraph_ex）")),
             severity="info",
         )
 
@@ -176,18 +192,27 @@ def quantization_flag_missing(scope: Scope):
         return
     version = release(scope)
     needed = version < parse_version(AUTO_DETECT_SINCE) and scope.get("version") != "v0.15.0rc1"
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_version_zh(scope)
     if needed:
-        message = (f"W8A8 weights without --quantization ascend at {where}: this release does not detect "
-                   "ModelSlim checkpoints, so the flag is required")
+        message = Text(
+            en=f"W8A8 weights without --quantization ascend at {where}: this release does not detect "
+            "ModelSlim checkpoints, so the flag is required",
+            zh=f"{where_zh} 下 W8A8 权重未加 --quantization ascend：该版本不会自动识别 ModelSlim 权重，"
+            "因此必须加上该参数",
+        )
     else:
-        message = (f"W8A8 weights without --quantization ascend: the tutorials ask for it, though {where} "
-                   "detects quant_model_description.json and picks ascend by itself (since v0.17.0rc1)")
+        message = Text(
+            en=f"W8A8 weights without --quantization ascend: the tutorials ask for it, though {where} "
+            "detects quant_model_description.json and picks ascend by itself (since v0.17.0rc1)",
+            zh=f"W8A8 权重未加 --quantization ascend：教程要求写上该参数，不过 {where_zh} 会检测 "
+            "quant_model_description.json 并自动选择 ascend（自 v0.17.0rc1 起）",
+        )
     yield Finding(
         FLAG_MISSING,
         message,
         serve.model.span if serve.model is not None else serve.span,
-        Fix("add --quantization ascend", insert_option(serve, "--quantization ascend")),
+        Fix(Text(en="add --quantization ascend", zh="添加 --quantization ascend"),
+            insert_option(serve, "--quantization ascend")),
         severity="warning" if needed else None,
     )
 
@@ -234,8 +259,12 @@ def quantization_on_bf16(scope: Scope):
         return
     yield Finding(
         FLAG_ON_BF16,
-        f"--quantization ascend on {scope.get('model_ref')}, an unquantized (BF16) checkpoint: startup fails "
-        "with 'ModelSlim Quantization Config Not Found'",
+        Text(
+            en=f"--quantization ascend on {scope.get('model_ref')}, an unquantized (BF16) checkpoint: startup fails "
+            "with 'ModelSlim Quantization Config Not Found'",
+            zh=f"对未量化（BF16）的权重 {scope.get('model_ref')} 使用了 --quantization ascend：启动会失败，"
+            "报错 'ModelSlim Quantization Config Not Found'",
+        ),
         option.span,
-        Fix("remove --quantization ascend", [Edit(option.span, "")]),
+        Fix(Text(en="remove --quantization ascend", zh="删除 --quantization ascend"), [Edit(option.span, "")]),
     )

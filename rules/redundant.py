@@ -58,17 +58,25 @@ def redundant(scope: Scope):
                 continue
             yield Finding(
                 REDUNDANT,
-                f"{option.spelled} is already the default at vllm-ascend {scope.get('version')}: {entry.note.en}",
+                Text(
+                    en=f"{option.spelled} is already the default at vllm-ascend {scope.get('version')}: {entry.note.en}",
+                    zh=f"{option.spelled} 在 vllm-ascend {scope.get('version')} 中已是默认行为：{entry.note.zh}",
+                ),
                 option.span,
-                Fix(f"remove {option.spelled}", [Edit(option.span, "")]),
+                Fix(Text(en=f"remove {option.spelled}", zh=f"删除 {option.spelled}"), [Edit(option.span, "")]),
             )
         elif entry.kind == "additional-config" and additional.get(entry.setting, object()) == entry.value:
             option = scope.serve.opt("--additional-config")
             span = option.json.key_spans.get(entry.setting, option.span) if option.json else option.span
             yield Finding(
                 REDUNDANT,
-                f"additional-config {entry.setting}={str(entry.value).lower()} is already the default at "
-                f"vllm-ascend {scope.get('version')}: {entry.note.en}",
+                Text(
+                    en=f"additional-config {entry.setting}={str(entry.value).lower()} is already the default at "
+                    f"vllm-ascend {scope.get('version')}: {entry.note.en}",
+                    zh=f"additional-config 中的 {entry.setting}={str(entry.value).lower()} 在 "
+                    f"vllm-ascend {scope.get('version')} 中已是默认值：{entry.note.zh}",
+                ),
                 span,
-                Fix(f"drop {entry.setting} from --additional-config"),
+                Fix(Text(en=f"drop {entry.setting} from --additional-config",
+                         zh=f"从 --additional-config 中删除 {entry.setting}")),
             )

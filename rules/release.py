@@ -18,7 +18,7 @@ from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, check, fact
 from qlint.rules.plan import DockerRun
-from qlint.rules.platform_310p import at_version, release
+from qlint.rules.platform_310p import at_version, at_version_zh, release
 
 SUFFIX_HARDWARE = {"-a3": "a3", "-310p": "310p", None: "a2"}
 HARDWARE_SUFFIX = {"a3": "-a3", "310p": "-310p", "a2": ""}
@@ -95,10 +95,15 @@ def image_hardware(scope: Scope):
             edits = [Edit(value.span, new)] if value.raw == value.text and new != value.text else []
             yield Finding(
                 IMAGE_HARDWARE,
-                f"image {value.text} is the {built_for.upper()} build ({suffix or 'no suffix'}), but the script "
-                f"targets {stated.upper()}",
+                Text(
+                    en=f"image {value.text} is the {built_for.upper()} build ({suffix or 'no suffix'}), but the script "
+                    f"targets {stated.upper()}",
+                    zh=f"镜像 {value.text} 是 {built_for.upper()} 版本（{suffix or '无后缀'}），"
+                    f"但脚本的目标硬件是 {stated.upper()}",
+                ),
                 value.span,
-                Fix(f"use the {stated.upper()} image {new}", edits, safety="unsafe"),
+                Fix(Text(en=f"use the {stated.upper()} image {new}", zh=f"改用 {stated.upper()} 镜像 {new}"),
+                    edits, safety="unsafe"),
             )
     for command in scope.plan.commands:
         if not isinstance(command, DockerRun) or command.image is None:
@@ -112,10 +117,16 @@ def image_hardware(scope: Scope):
             index, device = max(high, key=lambda item: item[0])
             yield Finding(
                 IMAGE_HARDWARE,
-                f"docker run maps /dev/davinci{index} with the A2 image {command.image.text}; an A2 node has "
-                "NPUs 0-7 only, so this looks like an A3 node",
+                Text(
+                    en=f"docker run maps /dev/davinci{index} with the A2 image {command.image.text}; an A2 node has "
+                    "NPUs 0-7 only, so this looks like an A3 node",
+                    zh=f"docker run 在使用 A2 镜像 {command.image.text} 时映射了 /dev/davinci{index}；A2 节点只有 "
+                    "0-7 号 NPU，因此这看起来是 A3 节点",
+                ),
                 device.span,
-                Fix(f"on an A3 node use {_retagged(command.image.text, parsed[0], None, 'a3')}", safety="unsafe"),
+                Fix(Text(en=f"on an A3 node use {_retagged(command.image.text, parsed[0], None, 'a3')}",
+                         zh=f"在 A3 节点上请使用 {_retagged(command.image.text, parsed[0], None, 'a3')}"),
+                    safety="unsafe"),
             )
 
 
@@ -161,17 +172,22 @@ def model_support(scope: Scope):
     model = scope.get("model").model
     version = release(scope)
     hardware = scope.get("hardware_if_known")
-    first, where = model.first_vllm_ascend, ""
+    first, where, where_zh = model.first_vllm_ascend, "", ""
     if hardware == "310p" and model.first_vllm_ascend_310p is not None:
         first, where = model.first_vllm_ascend_310p, " on Atlas inference products (310P)"
+        where_zh = "在 Atlas 推理产品（310P）上"
     if first is None or version >= parse_version(first):
         return
     serve = scope.serve
     yield Finding(
         MODEL_SUPPORT,
-        f"{model.id} is supported{where} from vllm-ascend {first}; the script runs {at_version(scope)}",
+        Text(
+            en=f"{model.id} is supported{where} from vllm-ascend {first}; the script runs {at_version(scope)}",
+            zh=f"{model.id} {where_zh}从 vllm-ascend {first} 起才受支持；脚本使用的是 {at_version_zh(scope)}",
+        ),
         serve.model.span if serve.model is not None else serve.span,
-        Fix(f"use a {first} (or later) image; latest stable is {scope.kb.latest_stable.tag}"),
+        Fix(Text(en=f"use a {first} (or later) image; latest stable is {scope.kb.latest_stable.tag}",
+                 zh=f"使用 {first} 或更新版本的镜像；最新稳定版为 {scope.kb.latest_stable.tag}")),
     )
 
 
@@ -231,7 +247,7 @@ def _bound(text: str | None) -> Version | None:
 def stale_env(scope: Scope):
     release(scope)  # skip when the version is not a release tag
     tag = scope.get("version")
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_version_zh(scope)
     seen: set[tuple[str, int, int]] = set()
     for command in scope.plan.commands:
         for setting in command.env.values():
@@ -246,21 +262,34 @@ def stale_env(scope: Scope):
             owner = "vLLM" if record.owner == "vllm" else record.owner
             removed, deprecated = _bound(record.removed_in), _bound(record.deprecated_in)
             instead = f"; use {record.replacement} instead" if record.replacement else ""
+            instead_zh = f"；请改用 {record.replacement}" if record.replacement else ""
             paired = f" (vLLM {current.base_version})" if record.owner == "vllm" and tag != MAIN else ""
+            paired_zh = f"（vLLM {current.base_version}）" if paired else ""
+            gap = "" if (where_zh + paired_zh).endswith("）") else " "
             if removed is not None and current >= removed:
                 yield Finding(
                     STALE_ENV,
-                    f"{setting.name} was removed in {owner} {record.removed_in}: at {where}{paired} it has no "
-                    f"effect{instead}",
+                    Text(
+                        en=f"{setting.name} was removed in {owner} {record.removed_in}: at {where}{paired} it has no "
+                        f"effect{instead}",
+                        zh=f"{setting.name} 已在 {owner} {record.removed_in} 中移除：在 {where_zh}{paired_zh}{gap}中"
+                        f"不再起任何作用{instead_zh}",
+                    ),
                     setting.span,
-                    Fix(f"remove the export of {setting.name}{instead}"),
+                    Fix(Text(en=f"remove the export of {setting.name}{instead}",
+                             zh=f"删除对 {setting.name} 的 export{instead_zh}")),
                 )
             elif deprecated is not None and current >= deprecated:
                 yield Finding(
                     STALE_ENV,
-                    f"{setting.name} is deprecated since {owner} {record.deprecated_in} (still read at "
-                    f"{where}{paired}){instead}",
+                    Text(
+                        en=f"{setting.name} is deprecated since {owner} {record.deprecated_in} (still read at "
+                        f"{where}{paired}){instead}",
+                        zh=f"{setting.name} 自 {owner} {record.deprecated_in} 起已弃用，{where_zh}{paired_zh}{gap}"
+                        f"仍会读取它{instead_zh}",
+                    ),
                     setting.span,
-                    Fix(f"replace {setting.name}{instead}" if instead else f"remove the export of {setting.name}"),
+                    Fix(Text(en=f"replace {setting.name}{instead}", zh=f"替换 {setting.name}{instead_zh}") if instead
+                        else Text(en=f"remove the export of {setting.name}", zh=f"删除对 {setting.name} 的 export")),
                     severity="info",
                 )

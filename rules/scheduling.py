@@ -277,20 +277,29 @@ def model_len(scope: Scope):
     if asked is None or not limit or asked <= limit:
         return
     span = _value_span(scope, "--max-model-len")
-    fix = Fix(f"set --max-model-len to {limit}, the model maximum",
+    fix = Fix(Text(en=f"set --max-model-len to {limit}, the model maximum",
+                   zh=f"将 --max-model-len 设为模型上限 {limit}"),
               [Edit(span, str(limit))], "unsafe")
     if _env_on(scope, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
         yield Finding(
             MODEL_LEN,
-            f"--max-model-len {asked} is above the {limit} maximum of {label}; "
-            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets it start, but positions past the trained length may give NaN",
+            Text(
+                en=f"--max-model-len {asked} is above the {limit} maximum of {label}; "
+                "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets it start, but positions past the trained length may give NaN",
+                zh=f"--max-model-len {asked} 超过了 {label} 的上限 {limit}；VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 "
+                "能让服务启动，但超出训练长度的位置可能产生 NaN",
+            ),
             span, fix, severity="warning",
         )
         return
     yield Finding(
         MODEL_LEN,
-        f"--max-model-len {asked} is above the {limit} maximum of {label}: vLLM stops with "
-        "ValueError (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
+        Text(
+            en=f"--max-model-len {asked} is above the {limit} maximum of {label}: vLLM stops with "
+            "ValueError (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
+            zh=f"--max-model-len {asked} 超过了 {label} 的上限 {limit}：vLLM 会报 ValueError 并退出"
+            "（除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1）",
+        ),
         span, fix,
     )
 
@@ -304,22 +313,33 @@ def decode_need(scope: Scope):
         return
     span = _value_span(scope, "--max-num-batched-tokens")
     budget_text = f"--max-num-batched-tokens {budget}" if span else f"the default max-num-batched-tokens {budget}"
+    budget_text_zh = f"--max-num-batched-tokens {budget}" if span else f"默认的 max-num-batched-tokens {budget}"
     edits = [Edit(span, str(need))] if span else []
     why = f"max-num-seqs x (k+1) = {seqs} x {k + 1}" if k else "one token per sequence"
-    fix = Fix(f"set --max-num-batched-tokens to at least {need} ({why})", edits, "unsafe")
+    why_zh = f"max-num-seqs x (k+1) = {seqs} x {k + 1}" if k else "每个序列一个 token"
+    fix = Fix(Text(en=f"set --max-num-batched-tokens to at least {need} ({why})",
+                   zh=f"将 --max-num-batched-tokens 设为至少 {need}（{why_zh}）"), edits, "unsafe")
     where = span or _value_span(scope, "--max-num-seqs") or scope.serve.span
     if budget < seqs:
         yield Finding(
             DECODE_NEED,
-            f"{budget_text} is below --max-num-seqs {seqs}: vLLM stops with ValueError "
-            "(max_num_batched_tokens must be >= max_num_seqs)",
+            Text(
+                en=f"{budget_text} is below --max-num-seqs {seqs}: vLLM stops with ValueError "
+                "(max_num_batched_tokens must be >= max_num_seqs)",
+                zh=f"{budget_text_zh} 小于 --max-num-seqs {seqs}：vLLM 会报 ValueError 并退出"
+                "（max_num_batched_tokens 必须 >= max_num_seqs）",
+            ),
             where, fix,
         )
         return
     yield Finding(
         DECODE_NEED,
-        f"{budget_text} is below --max-num-seqs x (num_speculative_tokens + 1) = {seqs} x {k + 1} = {need}: "
-        "a full MTP decode step does not fit one batch",
+        Text(
+            en=f"{budget_text} is below --max-num-seqs x (num_speculative_tokens + 1) = {seqs} x {k + 1} = {need}: "
+            "a full MTP decode step does not fit one batch",
+            zh=f"{budget_text_zh} 小于 --max-num-seqs x (num_speculative_tokens + 1) = {seqs} x {k + 1} = {need}："
+            "一个完整的 MTP 解码步放不进一个批次",
+        ),
         where, fix, severity="warning",
     )
 
@@ -336,19 +356,31 @@ def unchunked(scope: Scope):
         return  # the section overrides the numbers itself
     length_text = f"--max-model-len ({length})" if _value_span(scope, "--max-model-len") else \
         f"the model's max_model_len ({length})"
+    length_text_zh = f"--max-model-len（{length}）" if _value_span(scope, "--max-model-len") else \
+        f"模型的 max_model_len（{length}）"
     if by_scheduler:
         cause = "additional-config ascend_scheduler_config.enabled=true runs without chunked prefill"
         note = (f" (note: ascend_scheduler_config was removed in vllm-ascend {ascend_scheduler_removed_in(scope)}; "
                 "later releases ignore it)")
         doc = " (the doc fix used 8192)"
+        cause_zh = "additional-config 中的 ascend_scheduler_config.enabled=true 会在不使用 chunked prefill 的情况下运行"
+        note_zh = (f"（注意：ascend_scheduler_config 已在 vllm-ascend {ascend_scheduler_removed_in(scope)} 中移除，"
+                   "之后的版本会忽略它）")
+        doc_zh = "（文档中的修正用的是 8192）"
     else:
         cause, note, doc = "--no-enable-chunked-prefill turns chunked prefill off", "", ""
+        cause_zh, note_zh, doc_zh = "--no-enable-chunked-prefill 关闭了 chunked prefill", "", ""
     span = _value_span(scope, "--max-num-batched-tokens")
     yield Finding(
         UNCHUNKED,
-        f"{cause}, so --max-num-batched-tokens ({budget}) must be >= {length_text} (ValueError at startup){note}",
+        Text(
+            en=f"{cause}, so --max-num-batched-tokens ({budget}) must be >= {length_text} (ValueError at startup){note}",
+            zh=f"{cause_zh}，因此 --max-num-batched-tokens（{budget}）必须 >= {length_text_zh}"
+            f"（否则启动时报 ValueError）{note_zh}",
+        ),
         span,
-        Fix(f"raise --max-num-batched-tokens to >= {length} or lower --max-model-len{doc}",
+        Fix(Text(en=f"raise --max-num-batched-tokens to >= {length} or lower --max-model-len{doc}",
+                 zh=f"将 --max-num-batched-tokens 提高到 >= {length}，或降低 --max-model-len{doc_zh}"),
             [Edit(span, str(length))], "unsafe"),
     )
 
@@ -394,20 +426,32 @@ def off_grid(scope: Scope):
     covered = last // step
     grid = "1,2,4, multiples of 8" + (", of 16 from 256" if target > 256 else "") + \
         (f", rounded to multiples of {step}" if step > 1 else "")
+    grid_zh = "1,2,4 及 8 的倍数" + ("，256 起为 16 的倍数" if target > 256 else "") + \
+        (f"，再取整为 {step} 的倍数" if step > 1 else "")
     batch = f"--max-num-seqs {seqs}" + (f" x (1 + {k} speculative tokens) = {target} tokens" if k else "")
+    batch_zh = f"--max-num-seqs {seqs}" + (f" x (1 + {k} 个推测 token) = {target} 个 token" if k else "")
     stops = f"{last}" + (f" tokens ({covered} requests)" if k else "")
+    stops_zh = f"{last}" + (f" 个 token（{covered} 个请求）" if k else "")
     lower, upper = _grid_neighbours(seqs, k, budget)
     choices = " or ".join(str(s) for s in (lower, upper) if s is not None)
+    choices_zh = " 或 ".join(str(s) for s in (lower, upper) if s is not None)
     listed = sorted(set(sizes) | {target})
     example = f" (e.g. [{','.join(map(str, listed))}])" if len(listed) <= 8 else ""
+    example_zh = f"（如 [{','.join(map(str, listed))}]）" if len(listed) <= 8 else ""
     span = _value_span(scope, "--max-num-seqs")
     edits = [Edit(span, str(upper))] if span is not None and upper is not None else []
     yield Finding(
         OFF_GRID,
-        f"{batch} is off the default ACL-graph capture grid ({grid}) with {mode}, so the default capture list "
-        f"stops at {stops} and decode batches of {covered + 1}-{seqs} run eager (~7x slower at full load in a "
-        "reported case)",
+        Text(
+            en=f"{batch} is off the default ACL-graph capture grid ({grid}) with {mode}, so the default capture list "
+            f"stops at {stops} and decode batches of {covered + 1}-{seqs} run eager (~7x slower at full load in a "
+            "reported case)",
+            zh=f"在 {mode} 模式下，{batch_zh} 不在默认的 ACLGraph 捕获网格（{grid_zh}）上，因此默认捕获列表止于 "
+            f"{stops_zh}，包含 {covered + 1}-{seqs} 个请求的解码批次会以 eager 方式运行（在一个已报告的案例中，"
+            "满载时慢约 7 倍）",
+        ),
         span or scope.serve.span,
-        Fix(f"use --max-num-seqs {choices}, or set cudagraph_capture_sizes explicitly including {target}{example}",
+        Fix(Text(en=f"use --max-num-seqs {choices}, or set cudagraph_capture_sizes explicitly including {target}{example}",
+                 zh=f"使用 --max-num-seqs {choices_zh}，或显式设置包含 {target} 的 cudagraph_capture_sizes{example_zh}"),
             edits, "unsafe"),
     )

@@ -73,9 +73,12 @@ def dangling_continuation(scope: Scope):
         # remove the backslash (and the blank before it stays harmless)
         yield Finding(
             DANGLING,
-            "trailing backslash before a blank line or end of file: the next line added here joins the command",
+            Text(
+                en="trailing backslash before a blank line or end of file: the next line added here joins the command",
+                zh="反斜杠后面是空行或文件结尾：之后在此处新增的一行会被拼接到该命令上",
+            ),
             span,
-            Fix("remove the trailing backslash", [Edit(span, "")]),
+            Fix(Text(en="remove the trailing backslash", zh="删除末尾的反斜杠"), [Edit(span, "")]),
         )
 
 
@@ -88,19 +91,27 @@ def misplaced_shebang(scope: Scope):
         fixed = "#!" + text[1:]
         yield Finding(
             SHEBANG,
-            f"'{text}' is missing the '!': it is a comment, not a shebang",
+            Text(
+                en=f"'{text}' is missing the '!': it is a comment, not a shebang",
+                zh=f"'{text}' 缺少 '!'：它只是注释，不是 shebang",
+            ),
             span,
-            Fix(f"write {fixed}", [Edit(span, fixed)]),
+            Fix(Text(en=f"write {fixed}", zh=f"改写为 {fixed}"), [Edit(span, fixed)]),
         )
         return
     if span.line != 1 or span.column != 1:
         first = scope.plan.first_code_line
-        where = f"after code on line {first}" if first is not None and first < span.line else f"on line {span.line}"
+        after_code = first is not None and first < span.line
+        where = f"after code on line {first}" if after_code else f"on line {span.line}"
+        where_zh = f"位于第 {first} 行的代码之后" if after_code else f"位于第 {span.line} 行"
         yield Finding(
             SHEBANG,
-            f"shebang {text} is {where}; only a shebang on line 1, column 1 selects the interpreter",
+            Text(
+                en=f"shebang {text} is {where}; only a shebang on line 1, column 1 selects the interpreter",
+                zh=f"shebang {text} {where_zh}；只有位于第 1 行第 1 列的 shebang 才能指定解释器",
+            ),
             Span(span.line, span.column, span.end_line, span.end_column),
-            Fix("move the shebang to line 1"),
+            Fix(Text(en="move the shebang to line 1", zh="把 shebang 移到第 1 行")),
         )
 
 
@@ -134,8 +145,12 @@ def placeholder_redirect(scope: Scope):
     for text, span in scope.plan.glued_redirects:
         yield Finding(
             PLACEHOLDER,
-            f"'{text}' is read by the shell as a redirection, not as text: replace the placeholder "
-            "with a real value",
+            Text(
+                en=f"'{text}' is read by the shell as a redirection, not as text: replace the placeholder "
+                "with a real value",
+                zh=f"'{text}' 会被 shell 当作重定向，而不是普通文本：请把占位符换成实际值",
+            ),
             span,
-            Fix("replace the placeholder with the real host, port or path"),
+            Fix(Text(en="replace the placeholder with the real host, port or path",
+                     zh="把占位符换成实际的主机、端口或路径")),
         )

@@ -20,7 +20,7 @@ from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
 from qlint.rules.plan import Option, ServeCommand, Span
 from qlint.rules.platform_310p import at_version, release
-from qlint.rules.versions import paired_vllm
+from qlint.rules.versions import at_release_zh, paired_vllm
 
 NESTED_SCHEDULER_SINCE = "v0.25.1rc1"  # additional_config.scheduler_config.* (ascend_config.py)
 FULL_ONLY_MODES = ("FULL", "FULL_DECODE_ONLY")
@@ -113,6 +113,10 @@ def _role(role: str | None) -> str:
     return "no --kv-transfer-config" if role is None else f"kv_role {role}"
 
 
+def _role_zh(role: str | None) -> str:
+    return "未设置 --kv-transfer-config" if role is None else f"kv_role {role}"
+
+
 # =============================================================================
 # Environment
 # =============================================================================
@@ -150,12 +154,14 @@ def launch_blocking(scope: Scope):
     mode = scope.get("cudagraph_mode")
     if mode == "NONE":
         return
+    error = "'ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1'"
     yield Finding(
         LAUNCH_BLOCKING,
-        f"ASCEND_LAUNCH_BLOCKING=1 with graph mode {mode}: {at_version(scope)} stops with ValueError "
-        "'ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1'",
+        Text(en=f"ASCEND_LAUNCH_BLOCKING=1 with graph mode {mode}: {at_version(scope)} stops with ValueError {error}",
+             zh=f"ASCEND_LAUNCH_BLOCKING=1 与图模式 {mode} 同用：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
         scope.serve.env["ASCEND_LAUNCH_BLOCKING"].span,
-        Fix("unset ASCEND_LAUNCH_BLOCKING, or add --enforce-eager while debugging"),
+        Fix(Text(en="unset ASCEND_LAUNCH_BLOCKING, or add --enforce-eager while debugging",
+                 zh="取消 ASCEND_LAUNCH_BLOCKING，或在调试期间加上 --enforce-eager")),
     )
 
 
@@ -199,20 +205,27 @@ def alloc_conf(scope: Scope):
     span = scope.serve.env["PYTORCH_NPU_ALLOC_CONF"].span
     expandable = items.get("expandable_segments", "").lower() == "true"
     if expandable and others:
+        named = ", ".join(others)
         yield Finding(
             ALLOC_CONF,
-            f"PYTORCH_NPU_ALLOC_CONF={text} combines expandable_segments:True with {', '.join(others)}, which "
-            "cannot be enabled together (vllm-ascend never adds expandable segments next to them)",
+            Text(en=f"PYTORCH_NPU_ALLOC_CONF={text} combines expandable_segments:True with {named}, which cannot be "
+                 "enabled together (vllm-ascend never adds expandable segments next to them)",
+                 zh=f"PYTORCH_NPU_ALLOC_CONF={text} 把 expandable_segments:True 与 {named} 写在一起，二者不能同时启用"
+                 "（vllm-ascend 从不在它们旁边追加可扩展段）"),
             span,
-            Fix("keep expandable_segments:True alone (the OOM FAQ's setting), or drop it and keep " + others[0]),
+            Fix(Text(en=f"keep expandable_segments:True alone (the OOM FAQ's setting), or drop it and keep {others[0]}",
+                     zh=f"只保留 expandable_segments:True（OOM 常见问题推荐的设置），或删除它只保留 {others[0]}")),
         )
     elif others and "expandable_segments" not in items:
         yield Finding(
             ALLOC_CONF,
-            f"PYTORCH_NPU_ALLOC_CONF={text}: with {others[0]} set, {at_version(scope)} does not add its default "
-            "expandable_segments:True",
+            Text(en=f"PYTORCH_NPU_ALLOC_CONF={text}: with {others[0]} set, {at_version(scope)} does not add its "
+                 "default expandable_segments:True",
+                 zh=f"PYTORCH_NPU_ALLOC_CONF={text}：设置了 {others[0]} 后，{at_release_zh(scope)} 不会再追加默认的 "
+                 "expandable_segments:True"),
             span,
-            Fix("use PYTORCH_NPU_ALLOC_CONF=expandable_segments:True unless the split size is wanted on purpose"),
+            Fix(Text(en="use PYTORCH_NPU_ALLOC_CONF=expandable_segments:True unless the split size is wanted on purpose",
+                     zh="除非有意限制切分大小，否则使用 PYTORCH_NPU_ALLOC_CONF=expandable_segments:True")),
             severity="info",
         )
 
@@ -265,22 +278,29 @@ def static_kernel(scope: Scope):
         return  # both switched off with a warning on 310P (QL503's territory)
     span = key_span(scope.serve, "--additional-config", "ascend_compilation_config.enable_static_kernel")
     if section.get("enable_npugraph_ex") is False:
+        error = "'Static kernel generation requires npugraph_ex to be enabled'"
         yield Finding(
             STATIC_KERNEL,
-            "ascend_compilation_config.enable_static_kernel=true with enable_npugraph_ex=false: "
-            f"{at_version(scope)} stops with AssertionError 'Static kernel generation requires npugraph_ex to be enabled'",
+            Text(en="ascend_compilation_config.enable_static_kernel=true with enable_npugraph_ex=false: "
+                 f"{at_version(scope)} stops with AssertionError {error}",
+                 zh="ascend_compilation_config.enable_static_kernel=true 而 enable_npugraph_ex=false："
+                 f"{at_release_zh(scope)} 会以 AssertionError {error} 退出"),
             span,
-            Fix("drop enable_static_kernel, or leave enable_npugraph_ex at its default (true)"),
+            Fix(Text(en="drop enable_static_kernel, or leave enable_npugraph_ex at its default (true)",
+                     zh="删除 enable_static_kernel，或让 enable_npugraph_ex 保持默认值（true）")),
         )
         return
     mode = scope.get("cudagraph_mode")
     if mode not in FULL_ONLY_MODES and since(scope, "v0.22.1rc1"):
         yield Finding(
             STATIC_KERNEL,
-            f"ascend_compilation_config.enable_static_kernel=true with graph mode {mode}: npugraph_ex only runs "
-            f"with FULL or FULL_DECODE_ONLY, so {at_version(scope)} switches the static kernel off",
+            Text(en=f"ascend_compilation_config.enable_static_kernel=true with graph mode {mode}: npugraph_ex only runs "
+                 f"with FULL or FULL_DECODE_ONLY, so {at_version(scope)} switches the static kernel off",
+                 zh=f"ascend_compilation_config.enable_static_kernel=true 而图模式为 {mode}：npugraph_ex 只在 FULL 或 "
+                 f"FULL_DECODE_ONLY 下运行，因此 {at_release_zh(scope)} 会关闭静态 kernel"),
             span,
-            Fix('set "cudagraph_mode": "FULL_DECODE_ONLY" in --compilation-config, or drop enable_static_kernel'),
+            Fix(Text(en='set "cudagraph_mode": "FULL_DECODE_ONLY" in --compilation-config, or drop enable_static_kernel',
+                     zh='在 --compilation-config 中设置 "cudagraph_mode": "FULL_DECODE_ONLY"，或删除 enable_static_kernel')),
             severity="warning",
         )
 
@@ -314,12 +334,16 @@ def dump_config(scope: Scope):
     config = scope.get("additional_config")
     if config.get("dump_config") is None or config.get("dump_config_path") is None or not since(scope, "v0.20.2rc1"):
         return
+    error = "'Only one of additional_config.dump_config_path or additional_config.dump_config can be set'"
     yield Finding(
         DUMP_CONFIG,
-        f"additional-config sets both dump_config and dump_config_path: {at_version(scope)} stops with ValueError "
-        "'Only one of additional_config.dump_config_path or additional_config.dump_config can be set'",
+        Text(en=f"additional-config sets both dump_config and dump_config_path: {at_version(scope)} stops with "
+             f"ValueError {error}",
+             zh=f"additional-config 同时设置了 dump_config 与 dump_config_path：{at_release_zh(scope)} 会以 ValueError "
+             f"{error} 退出"),
         key_span(scope.serve, "--additional-config", "dump_config_path"),
-        Fix("keep only one of dump_config (inline) and dump_config_path (file)"),
+        Fix(Text(en="keep only one of dump_config (inline) and dump_config_path (file)",
+                 zh="dump_config（内联）与 dump_config_path（文件）只保留一个")),
     )
 
 
@@ -384,25 +408,30 @@ def fused_mc2(scope: Scope):
     """enable_fused_mc2 outside the release's values, or together with hierarchy communication."""
     if not since(scope, "v0.18.0"):
         return
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
     found = _fused_mc2(scope)
     if found is not None:
         value, switch, span = found
         number = int(value) if isinstance(value, (bool, int)) else None
         allowed = (0, 1) if since(scope, "v0.24.0rc1") else (0, 1, 2)
         if number is None and isinstance(value, str):
-            yield Finding(FUSED_MC2, f"{switch} is not an integer: {where} stops with ValueError when reading it",
-                          span, Fix("use 0 or 1"))
+            yield Finding(FUSED_MC2, Text(en=f"{switch} is not an integer: {where} stops with ValueError when reading it",
+                                          zh=f"{switch} 不是整数：{where_zh} 读取时会以 ValueError 退出"),
+                          span, Fix(Text(en="use 0 or 1", zh="使用 0 或 1")))
             return
         if number not in allowed:
             strict = allowed == (0, 1)
+            listed = ", ".join(map(str, allowed))
+            error = "'enable_fused_mc2 must be 0 or 1'"
             yield Finding(
                 FUSED_MC2,
-                f"{switch}: {where} accepts {', '.join(map(str, allowed))}"
-                + (" and stops with AssertionError 'enable_fused_mc2 must be 0 or 1'" if strict
-                   else "; any other value selects no fused operator"),
+                Text(en=f"{switch}: {where} accepts {listed}"
+                     + (f" and stops with AssertionError {error}" if strict else "; any other value selects no fused operator"),
+                     zh=f"{switch}：{where_zh} 只接受 {listed}"
+                     + (f"，并会以 AssertionError {error} 退出" if strict else "；其他取值不会选用任何融合算子")),
                 span,
-                Fix("use 1 (dispatch_ffn_combine / mega MoE) or 0" + ("" if strict else "; 2 = decode-node gmm combine")),
+                Fix(Text(en="use 1 (dispatch_ffn_combine / mega MoE) or 0" + ("" if strict else "; 2 = decode-node gmm combine"),
+                         zh="使用 1（dispatch_ffn_combine / mega MoE）或 0" + ("" if strict else "；2 表示解码节点的 gmm combine"))),
                 severity=None if strict else "warning",
             )
             return
@@ -411,23 +440,32 @@ def fused_mc2(scope: Scope):
         return
     hier_span = key_span(scope.serve, "--additional-config", "enable_mc2_hierarchy_comm")
     if found is not None and found[0]:
+        error = "'fused mc2 op cannot be used with hierarchy communication'"
         yield Finding(
             FUSED_MC2,
-            f"{found[1]} with enable_mc2_hierarchy_comm=true: {where} stops with ValueError 'fused mc2 op cannot "
-            "be used with hierarchy communication'",
+            Text(en=f"{found[1]} with enable_mc2_hierarchy_comm=true: {where} stops with ValueError {error}",
+                 zh=f"{found[1]} 与 enable_mc2_hierarchy_comm=true 同用：{where_zh} 会以 ValueError {error} 退出"),
             found[2],
-            Fix("set the fused MC2 switch to 0, or drop enable_mc2_hierarchy_comm"),
+            Fix(Text(en="set the fused MC2 switch to 0, or drop enable_mc2_hierarchy_comm",
+                     zh="把融合 MC2 开关设为 0，或删除 enable_mc2_hierarchy_comm")),
         )
     if scope.get("version") != MAIN:
         return
+    drop_hier = Text(en="drop enable_mc2_hierarchy_comm", zh="删除 enable_mc2_hierarchy_comm")
     hardware = scope.known("hardware_if_known")
     if hardware is not None and hardware.value == "310p":
-        yield Finding(FUSED_MC2, "enable_mc2_hierarchy_comm on Atlas 300I (310P): main raises NotImplementedError "
-                      "(A2 and A3 only)", hier_span, Fix("drop enable_mc2_hierarchy_comm on 310P"))
+        yield Finding(FUSED_MC2, Text(en="enable_mc2_hierarchy_comm on Atlas 300I (310P): main raises "
+                                      "NotImplementedError (A2 and A3 only)",
+                                      zh="在 Atlas 300I（310P）上开启 enable_mc2_hierarchy_comm：main 会抛出 "
+                                      "NotImplementedError（仅支持 A2 与 A3）"),
+                      hier_span, Fix(drop_hier))
     experts = scope.known("routed_experts")
     if experts is not None and experts.value and experts.value > 512:
-        yield Finding(FUSED_MC2, f"enable_mc2_hierarchy_comm with {experts.value} routed experts: main supports at "
-                      "most 512 and stops with ValueError", hier_span, Fix("drop enable_mc2_hierarchy_comm"))
+        yield Finding(FUSED_MC2, Text(en=f"enable_mc2_hierarchy_comm with {experts.value} routed experts: main supports "
+                                      "at most 512 and stops with ValueError",
+                                      zh=f"enable_mc2_hierarchy_comm 搭配 {experts.value} 个路由专家：main 最多支持 512 个，"
+                                      "会以 ValueError 退出"),
+                      hier_span, Fix(drop_hier))
 
 
 PROFILING_CHUNK = RuleMeta(
@@ -464,23 +502,27 @@ def profiling_chunk(scope: Scope):
         return
     dotted = found[1]
     span = key_span(scope.serve, "--additional-config", f"{dotted}.enabled")
-    pp, where = scope.get("pp"), at_version(scope)
+    pp, where, where_zh = scope.get("pp"), at_version(scope), at_release_zh(scope)
     if pp <= 1:
+        error = "'profiling_chunk_config requires pipeline parallelism (pp > 1)'"
         yield Finding(
             PROFILING_CHUNK,
-            f"{dotted}.enabled=true with --pipeline-parallel-size {pp}: {where} stops with ValueError "
-            "'profiling_chunk_config requires pipeline parallelism (pp > 1)'",
+            Text(en=f"{dotted}.enabled=true with --pipeline-parallel-size {pp}: {where} stops with ValueError {error}",
+                 zh=f"{dotted}.enabled=true 而 --pipeline-parallel-size 为 {pp}：{where_zh} 会以 ValueError {error} 退出"),
             span,
-            Fix(f"use --pipeline-parallel-size 2 or more, or disable {dotted}"),
+            Fix(Text(en=f"use --pipeline-parallel-size 2 or more, or disable {dotted}",
+                     zh=f"使用 2 或更大的 --pipeline-parallel-size，或关闭 {dotted}")),
         )
     balance = balance_scheduling(scope)
     if balance is not None:
         yield Finding(
             PROFILING_CHUNK,
-            f"{dotted}.enabled=true together with {balance[0]}: {where} stops with ValueError (the two "
-            "schedulers cannot be enabled at the same time)",
+            Text(en=f"{dotted}.enabled=true together with {balance[0]}: {where} stops with ValueError (the two "
+                 "schedulers cannot be enabled at the same time)",
+                 zh=f"{dotted}.enabled=true 与 {balance[0]} 同时开启：{where_zh} 会以 ValueError 退出（两种调度器不能同时开启）"),
             span,
-            Fix("disable one of profiling_chunk_config and balance scheduling"),
+            Fix(Text(en="disable one of profiling_chunk_config and balance scheduling",
+                     zh="在 profiling_chunk_config 与均衡调度中关闭一个")),
         )
 
 
@@ -520,12 +562,13 @@ def balance_on_pd(scope: Scope):
     role = scope.get("kv_role")
     if balance is None or scope.get("kv_transfer") is None or role == "kv_both":
         return
+    error = "'enable_balance_scheduling only supports PD-mixed mode'"
     yield Finding(
         BALANCE_PD,
-        f"{balance[0]} on a PD node (kv_role {role}): {at_version(scope)} stops with ValueError "
-        "'enable_balance_scheduling only supports PD-mixed mode'",
+        Text(en=f"{balance[0]} on a PD node (kv_role {role}): {at_version(scope)} stops with ValueError {error}",
+             zh=f"在 PD 节点（kv_role {role}）上开启了 {balance[0]}：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
         balance[1],
-        Fix("switch balance scheduling off on PD-disaggregated nodes"),
+        Fix(Text(en="switch balance scheduling off on PD-disaggregated nodes", zh="在 PD 分离节点上关闭均衡调度")),
     )
 
 
@@ -565,22 +608,26 @@ def short_first(scope: Scope):
     found = scheduler_setting(scope, "short_request_first_config", "v0.24.0rc1")
     if found is None or not _enabled(found[0]):
         return
-    serve, where = scope.serve, at_version(scope)
+    serve, where, where_zh = scope.serve, at_version(scope), at_release_zh(scope)
     span = key_span(serve, "--additional-config", f"{found[1]}.enabled")
     policy_option = serve.opt("--scheduling-policy")
     policy = policy_option.value.text if policy_option is not None and policy_option.value is not None else "fcfs"
     problems = []
     if policy is not None and policy != "fcfs":
-        problems.append(f"--scheduling-policy {policy} (it needs fcfs)")
+        problems.append(Text(en=f"--scheduling-policy {policy} (it needs fcfs)", zh=f"--scheduling-policy {policy}（它要求 fcfs）"))
     for other in ("batch_job_sched_config", "profiling_chunk_config"):
         other_found = scheduler_setting(scope, other, None)
         if other_found is not None and _enabled(other_found[0]):
-            problems.append(f"{other_found[1]} enabled")
+            problems.append(Text(en=f"{other_found[1]} enabled", zh=f"已开启的 {other_found[1]}"))
     if scope.get("kv_role") == "kv_consumer":
-        problems.append("a PD decode node (kv_role kv_consumer)")
+        problems.append(Text(en="a PD decode node (kv_role kv_consumer)", zh="PD 解码节点（kv_role kv_consumer）"))
     for problem in problems:
-        yield Finding(SHORT_FIRST, f"{found[1]}.enabled=true with {problem}: {where} stops with ValueError", span,
-                      Fix("disable short_request_first_config here, or remove the conflicting setting"))
+        yield Finding(SHORT_FIRST,
+                      Text(en=f"{found[1]}.enabled=true with {problem.en}: {where} stops with ValueError",
+                           zh=f"{found[1]}.enabled=true 搭配 {problem.zh}：{where_zh} 会以 ValueError 退出"),
+                      span,
+                      Fix(Text(en="disable short_request_first_config here, or remove the conflicting setting",
+                               zh="在此关闭 short_request_first_config，或删除与之冲突的设置")))
 
 
 DYNTRA = RuleMeta(
@@ -623,19 +670,24 @@ def dyntra(scope: Scope):
     role, dp, local = scope.get("kv_role"), scope.get("dp"), scope.get("dp_local")
     problems = []
     if role != "kv_consumer":
-        problems.append(_role(role) + " (it needs kv_consumer)")
+        problems.append(Text(en=_role(role) + " (it needs kv_consumer)", zh=_role_zh(role) + "（它要求 kv_consumer）"))
     if dp <= 1:
-        problems.append(f"--data-parallel-size {dp} (it needs DP > 1)")
+        problems.append(Text(en=f"--data-parallel-size {dp} (it needs DP > 1)", zh=f"--data-parallel-size {dp}（它要求 DP > 1）"))
     elif local is not None and local < dp:
-        problems.append(f"a DP group spread over nodes ({local} of {dp} ranks here)")
+        problems.append(Text(en=f"a DP group spread over nodes ({local} of {dp} ranks here)",
+                             zh=f"跨节点的 DP 组（本节点只有 {dp} 个 rank 中的 {local} 个）"))
     if balance_scheduling(scope) is not None:
-        problems.append("balance scheduling")
+        problems.append(Text(en="balance scheduling", zh="均衡调度"))
     profiling = scheduler_setting(scope, "profiling_chunk_config", None)
     if profiling is not None and _enabled(profiling[0]):
-        problems.append("profiling_chunk_config")
+        problems.append(Text(en="profiling_chunk_config", zh="profiling_chunk_config"))
     for problem in problems:
-        yield Finding(DYNTRA, f"scheduler_config.dyntra_lb_config enabled with {problem}: main stops with ValueError",
-                      span, Fix("enable DyntraLB only on single-node PD decode instances with DP > 1"))
+        yield Finding(DYNTRA,
+                      Text(en=f"scheduler_config.dyntra_lb_config enabled with {problem.en}: main stops with ValueError",
+                           zh=f"开启 scheduler_config.dyntra_lb_config 时遇到{problem.zh}：main 会以 ValueError 退出"),
+                      span,
+                      Fix(Text(en="enable DyntraLB only on single-node PD decode instances with DP > 1",
+                               zh="只在单节点、DP > 1 的 PD 解码实例上开启 DyntraLB")))
 
 
 REDUCE_SAMPLE = RuleMeta(
@@ -675,16 +727,24 @@ def reduce_sample(scope: Scope):
     if config.get("enable_reduce_sample") is not True or not _reduce_sample_checked(scope):
         return
     span = key_span(scope.serve, "--additional-config", "enable_reduce_sample")
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
     lmhead = config.get("finegrained_tp_config", {})
     lmhead = lmhead.get("lmhead_tensor_parallel_size", 0) if isinstance(lmhead, dict) else 0
     if isinstance(lmhead, int) and lmhead > 0:
-        yield Finding(REDUCE_SAMPLE, f"enable_reduce_sample with finegrained_tp_config.lmhead_tensor_parallel_size "
-                      f"{lmhead}: {where} stops with ValueError (incompatible)", span,
-                      Fix("disable one of enable_reduce_sample and lmhead tensor parallel"))
+        yield Finding(REDUCE_SAMPLE,
+                      Text(en=f"enable_reduce_sample with finegrained_tp_config.lmhead_tensor_parallel_size {lmhead}: "
+                           f"{where} stops with ValueError (incompatible)",
+                           zh=f"enable_reduce_sample 与 finegrained_tp_config.lmhead_tensor_parallel_size {lmhead} 同用："
+                           f"{where_zh} 会以 ValueError 退出（二者不兼容）"),
+                      span,
+                      Fix(Text(en="disable one of enable_reduce_sample and lmhead tensor parallel",
+                               zh="在 enable_reduce_sample 与 lmhead 张量并行中关闭一个")))
     if scope.get("kv_role") == "kv_producer":
-        yield Finding(REDUCE_SAMPLE, f"enable_reduce_sample on a PD prefill node (kv_role kv_producer): {where} stops "
-                      "with ValueError", span, Fix("drop enable_reduce_sample on prefill nodes"))
+        yield Finding(REDUCE_SAMPLE,
+                      Text(en=f"enable_reduce_sample on a PD prefill node (kv_role kv_producer): {where} stops with ValueError",
+                           zh=f"在 PD 预填充节点（kv_role kv_producer）上开启 enable_reduce_sample：{where_zh} 会以 ValueError 退出"),
+                      span,
+                      Fix(Text(en="drop enable_reduce_sample on prefill nodes", zh="在预填充节点上删除 enable_reduce_sample")))
 
 
 KV_NZ = RuleMeta(
@@ -719,15 +779,22 @@ def kv_nz(scope: Scope):
     if scope.get("additional_config").get("enable_kv_nz") is not True or not since(scope, "v0.18.0"):
         return
     span = key_span(scope.serve, "--additional-config", "enable_kv_nz")
+    where, where_zh = at_version(scope), at_release_zh(scope)
     mla = scope.known("mla_attention")
     if mla is not None and mla.value is False:
-        yield Finding(KV_NZ, f"enable_kv_nz on a GQA model: {at_version(scope)} stops with RuntimeError "
-                      "'enable_kv_nz is only supported for mla currently'", span, Fix("drop enable_kv_nz"))
+        error = "'enable_kv_nz is only supported for mla currently'"
+        yield Finding(KV_NZ, Text(en=f"enable_kv_nz on a GQA model: {where} stops with RuntimeError {error}",
+                                  zh=f"在 GQA 模型上开启 enable_kv_nz：{where_zh} 会以 RuntimeError {error} 退出"),
+                      span, Fix(Text(en="drop enable_kv_nz", zh="删除 enable_kv_nz")))
         return
     role = scope.get("kv_role")
     if role != "kv_consumer":
-        yield Finding(KV_NZ, f"enable_kv_nz with {_role(role)}: {at_version(scope)} stops with NotImplementedError "
-                      "(PD decode nodes only)", span, Fix("use enable_kv_nz only on kv_consumer instances"))
+        yield Finding(KV_NZ, Text(en=f"enable_kv_nz with {_role(role)}: {where} stops with NotImplementedError "
+                                  "(PD decode nodes only)",
+                                  zh=f"enable_kv_nz 搭配{_role_zh(role)}：{where_zh} 会以 NotImplementedError 退出"
+                                  "（仅支持 PD 解码节点）"),
+                      span, Fix(Text(en="use enable_kv_nz only on kv_consumer instances",
+                                     zh="只在 kv_consumer 实例上使用 enable_kv_nz")))
 
 
 # =============================================================================
@@ -774,12 +841,17 @@ def load_failure(scope: Scope):
     span = key_span(scope.serve, "--kv-transfer-config", "kv_load_failure_policy")
     option = scope.serve.opt("--kv-transfer-config")
     mapped = option.json is not None and "kv_load_failure_policy" in option.json.key_spans
+    error = "'Hybrid models do not support recompute mode kv load failure policy now'"
     yield Finding(
         LOAD_FAILURE,
-        f"kv_load_failure_policy \"recompute\" on a hybrid GDN model: {at_version(scope)} stops with AssertionError "
-        "'Hybrid models do not support recompute mode kv load failure policy now'",
+        Text(en=f"kv_load_failure_policy \"recompute\" on a hybrid GDN model: {at_version(scope)} stops with "
+             f"AssertionError {error}",
+             zh=f"混合 GDN 模型使用 kv_load_failure_policy \"recompute\"：{at_release_zh(scope)} 会以 AssertionError "
+             f"{error} 退出"),
         span,
-        Fix('use "kv_load_failure_policy": "fail" (vLLM\'s default)', [Edit(span, '"fail"')] if mapped else []),
+        Fix(Text(en='use "kv_load_failure_policy": "fail" (vLLM\'s default)',
+                 zh='使用 "kv_load_failure_policy": "fail"（vLLM 的默认值）'),
+            [Edit(span, '"fail"')] if mapped else []),
     )
 
 
@@ -816,26 +888,32 @@ def kv_overwritten(scope: Scope):
     config = scope.get("kv_transfer")
     if not config or not since(scope, "v0.13.0"):
         return
-    serve, where = scope.serve, at_version(scope)
+    serve, where, where_zh = scope.serve, at_version(scope), at_release_zh(scope)
     if config.get("engine_id") is not None:
+        engine = json.dumps(config["engine_id"])
         yield Finding(
             KV_OVERWRITTEN,
-            f"engine_id {json.dumps(config['engine_id'])}: {where} appends a random suffix to it, so it need not "
-            "be unique and can be left out",
+            Text(en=f"engine_id {engine}: {where} appends a random suffix to it, so it need not be unique and can be "
+                 "left out",
+                 zh=f"engine_id {engine}：{where_zh} 会为它追加随机后缀，因此无需保证唯一，可以不写"),
             key_span(serve, "--kv-transfer-config", "engine_id"),
-            Fix("drop engine_id from --kv-transfer-config"),
+            Fix(Text(en="drop engine_id from --kv-transfer-config", zh="从 --kv-transfer-config 中删除 engine_id")),
         )
     if not since(scope, "v0.21.0rc1"):
         return
     size = config.get("kv_buffer_size")
     if isinstance(size, (int, float)) and not isinstance(size, bool) and size != 1e9:
-        yield Finding(KV_OVERWRITTEN, f"kv_buffer_size {size:g}: {where} resets it to 1e9 (it only sizes GPU "
-                      "connector buffers)", key_span(serve, "--kv-transfer-config", "kv_buffer_size"),
-                      Fix("drop kv_buffer_size"))
+        yield Finding(KV_OVERWRITTEN,
+                      Text(en=f"kv_buffer_size {size:g}: {where} resets it to 1e9 (it only sizes GPU connector buffers)",
+                           zh=f"kv_buffer_size {size:g}：{where_zh} 会把它重置为 1e9（它只决定 GPU 连接器的缓冲区大小）"),
+                      key_span(serve, "--kv-transfer-config", "kv_buffer_size"),
+                      Fix(Text(en="drop kv_buffer_size", zh="删除 kv_buffer_size")))
     if config.get("enable_permute_local_kv") is True:
-        yield Finding(KV_OVERWRITTEN, f"enable_permute_local_kv true: {where} resets it to false",
+        yield Finding(KV_OVERWRITTEN,
+                      Text(en=f"enable_permute_local_kv true: {where} resets it to false",
+                           zh=f"enable_permute_local_kv 为 true：{where_zh} 会把它重置为 false"),
                       key_span(serve, "--kv-transfer-config", "enable_permute_local_kv"),
-                      Fix("drop enable_permute_local_kv"))
+                      Fix(Text(en="drop enable_permute_local_kv", zh="删除 enable_permute_local_kv")))
 
 
 VLLM_CONNECTORS = (
@@ -896,12 +974,16 @@ def unknown_connector(scope: Scope):
     suggestion = (lowered or close or [None])[0]
     option = scope.serve.opt("--kv-transfer-config")
     mapped = option.json is not None and "kv_connector" in option.json.key_spans
+    error = "'Unsupported connector type'"
     yield Finding(
         UNKNOWN_CONNECTOR,
-        f"kv_connector {json.dumps(name)} is not a registered connector: {at_version(scope)} stops with ValueError "
-        f"'Unsupported connector type'" + (f"; did you mean {suggestion}?" if suggestion else ""),
+        Text(en=f"kv_connector {json.dumps(name)} is not a registered connector: {at_version(scope)} stops with "
+             f"ValueError {error}" + (f"; did you mean {suggestion}?" if suggestion else ""),
+             zh=f"kv_connector {json.dumps(name)} 不是已注册的连接器：{at_release_zh(scope)} 会以 ValueError {error} 退出"
+             + (f"；是否想写 {suggestion}？" if suggestion else "")),
         span,
-        Fix(f"use {suggestion}" if suggestion else "use a registered connector such as MooncakeConnectorV1",
+        Fix(Text(en=f"use {suggestion}" if suggestion else "use a registered connector such as MooncakeConnectorV1",
+                 zh=f"改用 {suggestion}" if suggestion else "改用已注册的连接器，例如 MooncakeConnectorV1"),
             [Edit(span, json.dumps(suggestion))] if suggestion and mapped else [], "unsafe"),
     )
 
@@ -943,21 +1025,26 @@ def spec_quant(scope: Scope):
         return
     tokens = config.get("num_speculative_tokens")
     if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 0:
+        error = "'Expected num_speculative_tokens to be greater than zero'"
         yield Finding(
             SPEC_QUANT,
-            f"num_speculative_tokens {tokens}: {at_version(scope)} stops with ValueError 'Expected "
-            "num_speculative_tokens to be greater than zero'",
+            Text(en=f"num_speculative_tokens {tokens}: {at_version(scope)} stops with ValueError {error}",
+                 zh=f"num_speculative_tokens 为 {tokens}：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
             key_span(scope.serve, "--speculative-config", "num_speculative_tokens"),
-            Fix("use 1 or more speculative tokens, or drop --speculative-config"),
+            Fix(Text(en="use 1 or more speculative tokens, or drop --speculative-config",
+                     zh="使用 1 个或更多投机 token，或删除 --speculative-config")),
         )
     if config.get("quantization") is None or not since(scope, "v0.21.0rc1"):
         return
+    quant = json.dumps(config["quantization"])
     yield Finding(
         SPEC_QUANT,
-        f"--speculative-config quantization {json.dumps(config['quantization'])}: {at_version(scope)} resets it "
-        "to None; the draft uses the main model's quantization",
+        Text(en=f"--speculative-config quantization {quant}: {at_version(scope)} resets it to None; the draft uses "
+             "the main model's quantization",
+             zh=f"--speculative-config 中的 quantization {quant}：{at_release_zh(scope)} 会把它重置为 None；草稿模型沿用"
+             "主模型的量化方式"),
         key_span(scope.serve, "--speculative-config", "quantization"),
-        Fix("drop quantization from --speculative-config"),
+        Fix(Text(en="drop quantization from --speculative-config", zh="从 --speculative-config 中删除 quantization")),
         severity="info",
     )
 
@@ -998,19 +1085,21 @@ MTP_ALIAS = RuleMeta(
 
 @check(MTP_ALIAS)
 def mtp_alias(scope: Scope):
-    """A model-specific MTP method alias (rewritten to mtp by vLLM 0.23.0)."""
+    """A model-specific MTP method alias (rewritten to mtp by vLLM 0.17.0 to 0.23.0)."""
     config = scope.get("speculative")
     if not config or config.get("method") not in MTP_ALIASES or not since(scope, "v0.17.0rc1"):
         return
     span = key_span(scope.serve, "--speculative-config", "method")
     option = scope.serve.opt("--speculative-config")
     mapped = option.json is not None and "method" in option.json.key_spans
+    method, vllm = json.dumps(config["method"]), paired_vllm(scope, scope.get("version"))
     yield Finding(
         MTP_ALIAS,
-        f"speculative method {json.dumps(config['method'])} is an alias: {at_version(scope)} (vLLM "
-        f"{paired_vllm(scope, scope.get('version'))}) rewrites it to \"mtp\" with a deprecation warning",
+        Text(en=f"speculative method {method} is an alias: {at_version(scope)} (vLLM {vllm}) rewrites it to \"mtp\" "
+             "with a deprecation warning",
+             zh=f"投机方法 {method} 是别名：{at_release_zh(scope)}（vLLM {vllm}）会把它改写为 \"mtp\" 并打印弃用警告"),
         span,
-        Fix('write "method": "mtp"', [Edit(span, '"mtp"')] if mapped else []),
+        Fix(Text(en='write "method": "mtp"', zh='写成 "method": "mtp"'), [Edit(span, '"mtp"')] if mapped else []),
     )
 
 
@@ -1058,19 +1147,24 @@ def async_spec(scope: Scope):
     if method is None and config.get("model") is not None:
         method = "ngram" if config.get("model") in ("ngram", "[ngram]") else "draft_model"
     option = serve.opt("--async-scheduling")
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
+    fix = Fix(Text(en="drop --async-scheduling (vLLM then runs without it)", zh="删除 --async-scheduling（vLLM 随后不使用它运行）"),
+              drop(option))
     if method in NON_ASYNC_METHODS:
+        error = ("'Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
+                 "speculative decoding'")
         yield Finding(
             ASYNC_SPEC,
-            f"--async-scheduling with speculative method {json.dumps(method)}: {where} stops with ValueError "
-            "'Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
-            "speculative decoding'",
+            Text(en=f"--async-scheduling with speculative method {json.dumps(method)}: {where} stops with ValueError {error}",
+                 zh=f"--async-scheduling 与投机方法 {json.dumps(method)} 同用：{where_zh} 会以 ValueError {error} 退出"),
             option.span,
-            Fix("drop --async-scheduling (vLLM then runs without it)", drop(option)),
+            fix,
         )
     elif config.get("disable_padded_drafter_batch") is True:
-        yield Finding(ASYNC_SPEC, f"--async-scheduling with disable_padded_drafter_batch=true: {where} stops with "
-                      "ValueError", option.span, Fix("drop --async-scheduling", drop(option)))
+        yield Finding(ASYNC_SPEC,
+                      Text(en=f"--async-scheduling with disable_padded_drafter_batch=true: {where} stops with ValueError",
+                           zh=f"--async-scheduling 与 disable_padded_drafter_batch=true 同用：{where_zh} 会以 ValueError 退出"),
+                      option.span, fix)
 
 
 # =============================================================================
@@ -1118,16 +1212,30 @@ def compile_mode(scope: Scope):
     graphs = config.get("cudagraph_mode")
     graphs = graphs.upper() if isinstance(graphs, str) else "FULL_AND_PIECEWISE"
     span = key_span(scope.serve, "--compilation-config", "mode")
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
     if mode in COMPILE_MODES:
-        effect = ("resets the mode to NONE; " + ("PIECEWISE graphs are dropped" if graphs in PIECEWISE_MODES
-                  else f"{graphs} graphs stay")) if scope.get("version") == MAIN else "sets cudagraph_mode to NONE"
-        yield Finding(COMPILE_MODE, f"compilation mode {COMPILE_MODES[mode]} is not supported on NPU: {where} {effect}",
-                      span, Fix("drop mode from --compilation-config (VLLM_COMPILE is the default)"))
+        if scope.get("version") == MAIN:
+            kept = graphs not in PIECEWISE_MODES
+            effect = Text(en="resets the mode to NONE; " + (f"{graphs} graphs stay" if kept else "PIECEWISE graphs are dropped"),
+                          zh="把模式重置为 NONE；" + (f"{graphs} 图保留" if kept else "PIECEWISE 图被丢弃"))
+        else:
+            effect = Text(en="sets cudagraph_mode to NONE", zh="把 cudagraph_mode 设为 NONE")
+        name = COMPILE_MODES[mode]
+        yield Finding(COMPILE_MODE,
+                      Text(en=f"compilation mode {name} is not supported on NPU: {where} {effect.en}",
+                           zh=f"NPU 不支持编译模式 {name}：{where_zh} 会{effect.zh}"),
+                      span,
+                      Fix(Text(en="drop mode from --compilation-config (VLLM_COMPILE is the default)",
+                               zh="从 --compilation-config 中删除 mode（默认即 VLLM_COMPILE）")))
     elif mode in NO_COMPILE and graphs in PIECEWISE_MODES and "cudagraph_mode" in config:
-        yield Finding(COMPILE_MODE, f"cudagraph_mode {graphs} needs compilation mode VLLM_COMPILE; with mode 0 vLLM "
-                      f"sets it to NONE ({where} then runs eager)", span,
-                      Fix("drop \"mode\": 0, or use cudagraph_mode FULL_DECODE_ONLY"))
+        yield Finding(COMPILE_MODE,
+                      Text(en=f"cudagraph_mode {graphs} needs compilation mode VLLM_COMPILE; with mode 0 vLLM sets it to "
+                           f"NONE ({where} then runs eager)",
+                           zh=f"cudagraph_mode {graphs} 需要编译模式 VLLM_COMPILE；mode 为 0 时 vLLM 会把它设为 NONE"
+                           f"（{where_zh} 随后以 eager 模式运行）"),
+                      span,
+                      Fix(Text(en='drop "mode": 0, or use cudagraph_mode FULL_DECODE_ONLY',
+                               zh='删除 "mode": 0，或改用 cudagraph_mode FULL_DECODE_ONLY')))
 
 
 CAPTURE_MAX = RuleMeta(
@@ -1172,15 +1280,21 @@ def capture_max(scope: Scope):
     span = key_span(scope.serve, "--compilation-config", "max_cudagraph_capture_size")
     option = scope.serve.opt("--compilation-config")
     mapped = option.json is not None and "max_cudagraph_capture_size" in option.json.key_spans
-    dropped = f" (sizes above --max-num-batched-tokens {budget} are dropped first)" if len(kept) < len(sizes) else ""
+    trimmed = len(kept) < len(sizes)
+    vllm = paired_vllm(scope, scope.get("version"))
+    error = ("'customized max_cudagraph_capture_size ... should be consistent with the max value of "
+             "cudagraph_capture_sizes'")
     yield Finding(
         CAPTURE_MAX,
-        f"max_cudagraph_capture_size {limit} differs from the largest capture size {largest}{dropped}: "
-        f"{at_version(scope)} (vLLM {paired_vllm(scope, scope.get('version'))}) stops "
-        "with ValueError 'customized max_cudagraph_capture_size ... should be consistent with the max value of "
-        "cudagraph_capture_sizes'",
+        Text(en=f"max_cudagraph_capture_size {limit} differs from the largest capture size {largest}"
+             + (f" (sizes above --max-num-batched-tokens {budget} are dropped first)" if trimmed else "")
+             + f": {at_version(scope)} (vLLM {vllm}) stops with ValueError {error}",
+             zh=f"max_cudagraph_capture_size {limit} 与最大的捕获尺寸 {largest} 不一致"
+             + (f"（大于 --max-num-batched-tokens {budget} 的尺寸会先被去掉）" if trimmed else "")
+             + f"：{at_release_zh(scope)}（vLLM {vllm}）会以 ValueError {error} 退出"),
         span,
-        Fix(f"set max_cudagraph_capture_size to {largest}, or drop it",
+        Fix(Text(en=f"set max_cudagraph_capture_size to {largest}, or drop it",
+                 zh=f"把 max_cudagraph_capture_size 设为 {largest}，或删除它"),
             [Edit(span, str(largest))] if mapped and largest else []),
     )
 
@@ -1231,13 +1345,17 @@ def capture_budget(scope: Scope):
     mapped = option.json is not None and "cudagraph_capture_sizes" in option.json.key_spans
     raw = option.value.raw if option.value is not None else ""
     text = "[" + (", " if ", " in raw or len(kept) < 2 else ",").join(map(str, kept)) + "]"
-    result = f"keeps {text}" if kept else "keeps none, so no graph is captured"
+    vllm = paired_vllm(scope, scope.get("version"))
     yield Finding(
         CAPTURE_BUDGET,
-        f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: {at_version(scope)} (vLLM "
-        f"{paired_vllm(scope, scope.get('version'))}) drops them and {result}",
+        Text(en=f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: {at_version(scope)} "
+             f"(vLLM {vllm}) drops them and " + (f"keeps {text}" if kept else "keeps none, so no graph is captured"),
+             zh=f"cudagraph_capture_sizes 中的 {too_big} 超过了 --max-num-batched-tokens {budget}：{at_release_zh(scope)}"
+             f"（vLLM {vllm}）会丢弃它们，" + (f"保留 {text}" if kept else "一个都不剩，因此不会捕获任何图")),
         span,
-        Fix(f"list only sizes up to {budget}" + (f": {text}" if kept else ""), [Edit(span, text)] if mapped and kept else []),
+        Fix(Text(en=f"list only sizes up to {budget}" + (f": {text}" if kept else ""),
+                 zh=f"只列出不超过 {budget} 的尺寸" + (f"：{text}" if kept else "")),
+            [Edit(span, text)] if mapped and kept else []),
     )
 
 
@@ -1288,14 +1406,24 @@ def tp_aligned(scope: Scope):
     if not dropped:
         return
     span = key_span(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
     if not kept:
-        yield Finding(TP_ALIGNED, f"{switch} with TP {tp}: no entry of cudagraph_capture_sizes {sizes} is a multiple "
-                      f"of {tp}, so {where} stops with AssertionError", span,
-                      Fix(f"use capture sizes that are multiples of {tp}, e.g. [{tp}, {2 * tp}]"))
+        yield Finding(TP_ALIGNED,
+                      Text(en=f"{switch} with TP {tp}: no entry of cudagraph_capture_sizes {sizes} is a multiple of {tp}, "
+                           f"so {where} stops with AssertionError",
+                           zh=f"{switch} 且 TP 为 {tp}：cudagraph_capture_sizes {sizes} 中没有 {tp} 的整数倍，"
+                           f"{where_zh} 会以 AssertionError 退出"),
+                      span,
+                      Fix(Text(en=f"use capture sizes that are multiples of {tp}, e.g. [{tp}, {2 * tp}]",
+                               zh=f"使用 {tp} 的整数倍作为捕获尺寸，例如 [{tp}, {2 * tp}]")))
         return
-    yield Finding(TP_ALIGNED, f"{switch} with TP {tp}: {where} drops capture sizes {dropped} (not multiples of "
-                  f"{tp}) and keeps {kept}", span, Fix(f"list only multiples of {tp}: {kept}"), severity="warning")
+    yield Finding(TP_ALIGNED,
+                  Text(en=f"{switch} with TP {tp}: {where} drops capture sizes {dropped} (not multiples of {tp}) and "
+                       f"keeps {kept}",
+                       zh=f"{switch} 且 TP 为 {tp}：{where_zh} 会丢弃捕获尺寸 {dropped}（不是 {tp} 的整数倍），保留 {kept}"),
+                  span,
+                  Fix(Text(en=f"list only multiples of {tp}: {kept}", zh=f"只列出 {tp} 的整数倍：{kept}")),
+                  severity="warning")
 
 
 # =============================================================================
@@ -1335,18 +1463,28 @@ def headless_api(scope: Scope):
     serve = scope.serve
     if not serve.has("--headless") or not since(scope, "v0.17.0rc1"):
         return
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
     count = int_option(serve, "--api-server-count")
     if count is not None and count > 0:
         option = serve.opt("--api-server-count")
-        yield Finding(HEADLESS_API, f"--api-server-count {count} with --headless: vllm serve of {where} stops with ValueError "
-                      "(no API server runs in headless mode)", option.span,
-                      Fix("remove --api-server-count from the headless node", drop(option)))
+        yield Finding(HEADLESS_API,
+                      Text(en=f"--api-server-count {count} with --headless: vllm serve of {where} stops with ValueError "
+                           "(no API server runs in headless mode)",
+                           zh=f"--api-server-count {count} 与 --headless 同用：{where_zh} 的 vllm serve 会以 ValueError 退出"
+                           "（headless 模式不运行 API 服务）"),
+                      option.span,
+                      Fix(Text(en="remove --api-server-count from the headless node",
+                               zh="从 headless 节点删除 --api-server-count"), drop(option)))
     if serve.has("--data-parallel-hybrid-lb"):
         option = serve.opt("--data-parallel-hybrid-lb")
-        yield Finding(HEADLESS_API, f"--data-parallel-hybrid-lb with --headless: vllm serve of {where} stops with ValueError "
-                      "'data_parallel_hybrid_lb is not applicable in headless mode'", option.span,
-                      Fix("remove --data-parallel-hybrid-lb from the headless node", drop(option)))
+        error = "'data_parallel_hybrid_lb is not applicable in headless mode'"
+        yield Finding(HEADLESS_API,
+                      Text(en=f"--data-parallel-hybrid-lb with --headless: vllm serve of {where} stops with ValueError {error}",
+                           zh=f"--data-parallel-hybrid-lb 与 --headless 同用：{where_zh} 的 vllm serve 会以 ValueError "
+                           f"{error} 退出"),
+                      option.span,
+                      Fix(Text(en="remove --data-parallel-hybrid-lb from the headless node",
+                               zh="从 headless 节点删除 --data-parallel-hybrid-lb"), drop(option)))
 
 
 DP_LOCAL = RuleMeta(
@@ -1380,17 +1518,31 @@ def dp_local_size(scope: Scope):
     local = int_option(serve, "--data-parallel-size-local")
     if local is None or not since(scope, "v0.17.0rc1"):
         return
-    span, where = value_span(serve, "--data-parallel-size-local"), at_version(scope)
+    span, where, where_zh = value_span(serve, "--data-parallel-size-local"), at_version(scope), at_release_zh(scope)
     if serve.opt("--data-parallel-rank") is not None and local != 1:
-        yield Finding(DP_LOCAL, f"--data-parallel-rank with --data-parallel-size-local {local}: an external DP rank "
-                      f"is one engine, {where} asserts the local size is 1", span,
-                      Fix("drop --data-parallel-size-local (or set it to 1) for external DP ranks"))
+        yield Finding(DP_LOCAL,
+                      Text(en=f"--data-parallel-rank with --data-parallel-size-local {local}: an external DP rank is one "
+                           f"engine, {where} asserts the local size is 1",
+                           zh=f"--data-parallel-rank 搭配 --data-parallel-size-local {local}：外部 DP rank 只对应一个引擎，"
+                           f"{where_zh} 断言本地规模为 1"),
+                      span,
+                      Fix(Text(en="drop --data-parallel-size-local (or set it to 1) for external DP ranks",
+                               zh="外部 DP rank 请删除 --data-parallel-size-local（或设为 1）")))
     elif local > dp:
-        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} is larger than --data-parallel-size {dp}: "
-                      f"{where} stops with ValueError", span, Fix(f"use at most {dp} local ranks, or raise --data-parallel-size"))
+        yield Finding(DP_LOCAL,
+                      Text(en=f"--data-parallel-size-local {local} is larger than --data-parallel-size {dp}: {where} "
+                           "stops with ValueError",
+                           zh=f"--data-parallel-size-local {local} 大于 --data-parallel-size {dp}：{where_zh} 会以 ValueError 退出"),
+                      span,
+                      Fix(Text(en=f"use at most {dp} local ranks, or raise --data-parallel-size",
+                               zh=f"本地 rank 数最多为 {dp}，或调大 --data-parallel-size")))
     elif local <= 0 and serve.has("--headless"):
-        yield Finding(DP_LOCAL, f"--data-parallel-size-local {local} on a --headless node: {where} stops with ValueError "
-                      "'data_parallel_size_local must be > 0 in headless mode'", span, Fix("give the node at least one rank"))
+        error = "'data_parallel_size_local must be > 0 in headless mode'"
+        yield Finding(DP_LOCAL,
+                      Text(en=f"--data-parallel-size-local {local} on a --headless node: {where} stops with ValueError {error}",
+                           zh=f"--headless 节点上 --data-parallel-size-local 为 {local}：{where_zh} 会以 ValueError {error} 退出"),
+                      span,
+                      Fix(Text(en="give the node at least one rank", zh="为该节点至少分配一个 rank")))
 
 
 LB_MODES = RuleMeta(
@@ -1427,31 +1579,43 @@ def lb_modes(scope: Scope):
     serve = scope.serve
     if serve.argv and serve.argv[0].text and "api_server" in " ".join(a.text or "" for a in serve.argv[:3]):
         return  # the mode detection lives in `vllm serve`
+    if not since(scope, "v0.17.0rc1"):
+        return
+    where, where_zh = at_version(scope), at_release_zh(scope)
+    if not since(scope, "v0.22.1rc1"):
+        if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb"):
+            yield Finding(LB_MODES,
+                          Text(en=f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {where} asserts they are "
+                               "not both set",
+                               zh=f"--data-parallel-hybrid-lb 与 --data-parallel-external-lb 同用：{where_zh} 断言二者不能同时设置"),
+                          serve.opt("--data-parallel-hybrid-lb").span,
+                          Fix(Text(en="keep one of the two load-balancing switches", zh="两个负载均衡开关只保留一个")))
+        return
     external = serve.has("--data-parallel-external-lb") or serve.opt("--data-parallel-rank") is not None
     multi = serve.has("--data-parallel-multi-port-external-lb")
     if serve.has("--data-parallel-hybrid-lb") or multi:
         hybrid = serve.has("--data-parallel-hybrid-lb")
     else:
         hybrid = serve.opt("--data-parallel-start-rank") is not None
-    if not since(scope, "v0.17.0rc1"):
-        return
-    if not since(scope, "v0.22.1rc1"):
-        if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb"):
-            yield Finding(LB_MODES, f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {at_version(scope)} "
-                          "asserts they are not both set", serve.opt("--data-parallel-hybrid-lb").span,
-                          Fix("keep one of the two load-balancing switches"))
-        return
-    modes = [name for name, on in (("external (--data-parallel-rank / --data-parallel-external-lb)", external),
-                                   ("hybrid (--data-parallel-start-rank / --data-parallel-hybrid-lb)", hybrid),
-                                   ("multi-port (--data-parallel-multi-port-external-lb)", multi)) if on]
+    modes = [(en, zh) for en, zh, on in (
+        ("external (--data-parallel-rank / --data-parallel-external-lb)",
+         "外部（--data-parallel-rank / --data-parallel-external-lb）", external),
+        ("hybrid (--data-parallel-start-rank / --data-parallel-hybrid-lb)",
+         "混合（--data-parallel-start-rank / --data-parallel-hybrid-lb）", hybrid),
+        ("multi-port (--data-parallel-multi-port-external-lb)", "多端口（--data-parallel-multi-port-external-lb）", multi),
+    ) if on]
     if len(modes) < 2:
         return
     blame = serve.opt("--data-parallel-start-rank") or serve.opt("--data-parallel-hybrid-lb") or \
         serve.opt("--data-parallel-multi-port-external-lb")
-    yield Finding(LB_MODES, f"the options imply {' and '.join(modes)} load balancing: vllm serve of {at_version(scope)} "
-                  "stops with ValueError "
-                  "'Cannot use more than one data parallel load balancing mode'", blame.span,
-                  Fix("keep the options of one load-balancing mode only"))
+    error = "'Cannot use more than one data parallel load balancing mode'"
+    yield Finding(LB_MODES,
+                  Text(en=f"the options imply {' and '.join(m[0] for m in modes)} load balancing: vllm serve of {where} "
+                       f"stops with ValueError {error}",
+                       zh=f"这些参数同时隐含了{'与'.join(m[1] for m in modes)}负载均衡：{where_zh} 的 vllm serve 会以 "
+                       f"ValueError {error} 退出"),
+                  blame.span,
+                  Fix(Text(en="keep the options of one load-balancing mode only", zh="只保留一种负载均衡模式的参数")))
 
 
 HYBRID_LB = RuleMeta(
@@ -1494,14 +1658,23 @@ def hybrid_lb(scope: Scope):
     if not since(scope, "v0.17.0rc1"):
         return
     if local == 1:
-        detail = "with --data-parallel-size-local 1 vLLM switches to external load balancing (one server per rank)"
+        detail = Text(en="with --data-parallel-size-local 1 vLLM switches to external load balancing (one server per rank)",
+                      zh="由于 --data-parallel-size-local 为 1，vLLM 改用外部负载均衡（每个 rank 一个服务）")
     else:
         count = int_option(serve, "--api-server-count")
-        servers = f"{count} API server(s)" if count is not None else f"{local} API servers (one per local rank)"
-        detail = f"this node starts {servers} and balances only ranks {start}..{start + local - 1}"
-    yield Finding(HYBRID_LB, f"--data-parallel-start-rank {start} without --headless: {at_version(scope)} infers hybrid load "
-                  f"balancing; {detail}", value_span(serve, "--data-parallel-start-rank"),
-                  Fix("add --headless if the head node should serve all ranks"))
+        last = start + local - 1
+        servers = Text(en=f"{count} API server(s)", zh=f"{count} 个 API 服务") if count is not None else \
+            Text(en=f"{local} API servers (one per local rank)", zh=f"{local} 个 API 服务（每个本地 rank 一个）")
+        detail = Text(en=f"this node starts {servers.en} and balances only ranks {start}..{last}",
+                      zh=f"本节点启动 {servers.zh}，只在 rank {start}..{last} 之间均衡")
+    yield Finding(HYBRID_LB,
+                  Text(en=f"--data-parallel-start-rank {start} without --headless: {at_version(scope)} infers hybrid load "
+                       f"balancing; {detail.en}",
+                       zh=f"--data-parallel-start-rank {start} 且未加 --headless：{at_release_zh(scope)} 推断为混合负载均衡；"
+                       f"{detail.zh}"),
+                  value_span(serve, "--data-parallel-start-rank"),
+                  Fix(Text(en="add --headless if the head node should serve all ranks",
+                           zh="若应由主节点服务所有 rank，请加上 --headless")))
 
 
 MODEL_ARG = RuleMeta(
@@ -1541,23 +1714,31 @@ def model_argument(scope: Scope):
     lines = range(serve.span.line, serve.span.end_line + 1)
     if any(span.line in lines for _, span in scope.plan.glued_redirects):
         return  # a <placeholder> eats the model word; QL107 reports it
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
+    first = Fix(Text(en="put the model right after `vllm serve`", zh="把模型写在 `vllm serve` 之后的第一个位置"))
     model_opt = serve.opt("--model")
     if model_opt is not None:
-        yield Finding(MODEL_ARG, f"--model with vllm serve is deprecated: {where} moves it to the positional model "
-                      "argument with a warning", model_opt.name_span,
-                      Fix("write the model right after `vllm serve`"), severity="info")
+        yield Finding(MODEL_ARG,
+                      Text(en=f"--model with vllm serve is deprecated: {where} moves it to the positional model argument "
+                           "with a warning",
+                           zh=f"vllm serve 的 --model 已弃用：{where_zh} 会把它移到位置参数并打印警告"),
+                      model_opt.name_span, first, severity="info")
         return
     if serve.opt("--config") is not None or not args or not args[0].startswith("-"):
         return
-    served = serve.opt("--served-model-name")
-    if served is not None:
-        yield Finding(MODEL_ARG, f"the first argument after `vllm serve` is the option {args[0]}, and "
-                      f"--served-model-name is set: {where} stops with ValueError 'model should be provided as the first "
-                      "positional argument'", serve.argv[2].span, Fix("put the model right after `vllm serve`"))
+    if serve.opt("--served-model-name") is not None:
+        error = "'model should be provided as the first positional argument'"
+        yield Finding(MODEL_ARG,
+                      Text(en=f"the first argument after `vllm serve` is the option {args[0]}, and --served-model-name is "
+                           f"set: {where} stops with ValueError {error}",
+                           zh=f"`vllm serve` 之后的第一个参数是选项 {args[0]}，且设置了 --served-model-name：{where_zh} 会以 "
+                           f"ValueError {error} 退出"),
+                      serve.argv[2].span, first)
     elif serve.model is None:
-        yield Finding(MODEL_ARG, f"vllm serve names no model: {where} serves vLLM's built-in default model", serve.span,
-                      Fix("put the model right after `vllm serve`"), severity="warning")
+        yield Finding(MODEL_ARG,
+                      Text(en=f"vllm serve names no model: {where} serves vLLM's built-in default model",
+                           zh=f"vllm serve 没有指定模型：{where_zh} 会加载 vLLM 内置的默认模型"),
+                      serve.span, first, severity="warning")
 
 
 # =============================================================================
@@ -1611,24 +1792,39 @@ def mamba_mode(scope: Scope):
     prefix, mode, serve = scope.get("prefix_caching"), scope.get("mamba_cache_mode"), scope.serve
     if prefix is None and since(scope, "v0.23.0rc1"):
         prefix = False
-    where = at_version(scope)
+    where, where_zh = at_version(scope), at_release_zh(scope)
     if prefix is True and not scope.get("chunked_prefill_flag"):
-        yield Finding(MAMBA_MODE, f"prefix caching on {model.id} uses mamba cache mode 'align', which asserts chunked "
-                      f"prefill; with --no-enable-chunked-prefill {where} stops with AssertionError "
-                      "'Chunked prefill is required for mamba cache mode 'align''",
-                      serve.opt("--enable-chunked-prefill").span, Fix("drop --no-enable-chunked-prefill"))
+        error = "'Chunked prefill is required for mamba cache mode 'align''"
+        yield Finding(MAMBA_MODE,
+                      Text(en=f"prefix caching on {model.id} uses mamba cache mode 'align', which asserts chunked prefill; "
+                           f"with --no-enable-chunked-prefill {where} stops with AssertionError {error}",
+                           zh=f"{model.id} 开启前缀缓存时使用 mamba 缓存模式 align，它断言分块预填充已开启；加上 "
+                           f"--no-enable-chunked-prefill 后 {where_zh} 会以 AssertionError {error} 退出"),
+                      serve.opt("--enable-chunked-prefill").span,
+                      Fix(Text(en="drop --no-enable-chunked-prefill", zh="删除 --no-enable-chunked-prefill")))
     elif prefix is False and mode in ("all", "align"):
         option = serve.opt("--mamba-cache-mode")
-        yield Finding(MAMBA_MODE, f"--mamba-cache-mode {mode} without prefix caching on {model.id}: vLLM resets it "
-                      f"to 'none' ({where})", option.span, Fix("drop --mamba-cache-mode", drop(option)), severity="warning")
+        yield Finding(MAMBA_MODE,
+                      Text(en=f"--mamba-cache-mode {mode} without prefix caching on {model.id}: vLLM resets it to 'none' "
+                           f"({where})",
+                           zh=f"{model.id} 未开启前缀缓存却设置了 --mamba-cache-mode {mode}：vLLM 会把它重置为 none（{where_zh}）"),
+                      option.span,
+                      Fix(Text(en="drop --mamba-cache-mode", zh="删除 --mamba-cache-mode"), drop(option)),
+                      severity="warning")
     elif prefix is True and mode == "all":
         spec = scope.get("speculative") or {}
         if spec.get("method") in ("mtp", "qwen3_5_mtp") and model.mtp_method == "qwen3_5_mtp":
             return  # QL703
         option = serve.opt("--mamba-cache-mode")
-        yield Finding(MAMBA_MODE, f"--mamba-cache-mode all on {model.id}: the model has no 'all'-mode support, so vLLM "
-                      f"falls back to 'align' with a warning ({where})", option.value.span,
-                      Fix("write --mamba-cache-mode align", [Edit(option.value.span, "align")]), severity="info")
+        yield Finding(MAMBA_MODE,
+                      Text(en=f"--mamba-cache-mode all on {model.id}: the model has no 'all'-mode support, so vLLM falls "
+                           f"back to 'align' with a warning ({where})",
+                           zh=f"{model.id} 设置了 --mamba-cache-mode all：该模型不支持 all 模式，vLLM 会打印警告并退回 align"
+                           f"（{where_zh}）"),
+                      option.value.span,
+                      Fix(Text(en="write --mamba-cache-mode align", zh="改写为 --mamba-cache-mode align"),
+                          [Edit(option.value.span, "align")]),
+                      severity="info")
 
 
 PCP = RuleMeta(
@@ -1670,27 +1866,42 @@ def pcp(scope: Scope):
     spec = scope.get("speculative") or {}
     if dcp is not None and dcp > 1 and spec.get("num_speculative_tokens_per_batch_size") \
             and scope.get("version") == MAIN:
-        yield Finding(PCP, f"--decode-context-parallel-size {dcp} with dynamic speculative decoding "
-                      "(num_speculative_tokens_per_batch_size): main stops with ValueError",
+        yield Finding(PCP,
+                      Text(en=f"--decode-context-parallel-size {dcp} with dynamic speculative decoding "
+                           "(num_speculative_tokens_per_batch_size): main stops with ValueError",
+                           zh=f"--decode-context-parallel-size {dcp} 与动态投机解码（num_speculative_tokens_per_batch_size）"
+                           "同用：main 会以 ValueError 退出"),
                       value_span(serve, "--decode-context-parallel-size"),
-                      Fix("use --decode-context-parallel-size 1, or drop num_speculative_tokens_per_batch_size"))
+                      Fix(Text(en="use --decode-context-parallel-size 1, or drop num_speculative_tokens_per_batch_size",
+                               zh="使用 --decode-context-parallel-size 1，或删除 num_speculative_tokens_per_batch_size")))
     size = int_option(serve, "--prefill-context-parallel-size")
     if size is None or size <= 1 or not since(scope, "v0.22.1rc1"):
         return
-    span, where, dp = value_span(serve, "--prefill-context-parallel-size"), at_version(scope), scope.get("dp")
+    span, dp = value_span(serve, "--prefill-context-parallel-size"), scope.get("dp")
+    where, where_zh = at_version(scope), at_release_zh(scope)
     if not since(scope, "v0.25.1rc1"):
         if dp > 1:
-            yield Finding(PCP, f"--prefill-context-parallel-size {size} with --data-parallel-size {dp}: {where} stops "
-                          "with ValueError (PCP and DP cannot be enabled together)", span,
-                          Fix("use --data-parallel-size 1 with PCP, or drop PCP"))
+            yield Finding(PCP,
+                          Text(en=f"--prefill-context-parallel-size {size} with --data-parallel-size {dp}: {where} stops "
+                               "with ValueError (PCP and DP cannot be enabled together)",
+                               zh=f"--prefill-context-parallel-size {size} 与 --data-parallel-size {dp} 同用：{where_zh} 会以 "
+                               "ValueError 退出（PCP 与 DP 不能同时开启）"),
+                          span,
+                          Fix(Text(en="use --data-parallel-size 1 with PCP, or drop PCP",
+                                   zh="使用 PCP 时设 --data-parallel-size 1，或不用 PCP")))
         return
     runner = env_text(serve, "VLLM_USE_V2_MODEL_RUNNER")
     if runner is not None and runner.lower() in ("1", "true"):
         return
     explicit = runner is not None
-    yield Finding(PCP, f"--prefill-context-parallel-size {size}: {where} refuses PCP on the V1 model runner"
-                  + ("" if explicit else " (unless vLLM picks Model Runner V2 for this model)"), span,
-                  Fix("export VLLM_USE_V2_MODEL_RUNNER=1, or use --prefill-context-parallel-size 1"),
+    yield Finding(PCP,
+                  Text(en=f"--prefill-context-parallel-size {size}: {where} refuses PCP on the V1 model runner"
+                       + ("" if explicit else " (unless vLLM picks Model Runner V2 for this model)"),
+                       zh=f"--prefill-context-parallel-size {size}：{where_zh} 在 V1 模型运行器上拒绝 PCP"
+                       + ("" if explicit else "（除非 vLLM 为该模型选用 Model Runner V2）")),
+                  span,
+                  Fix(Text(en="export VLLM_USE_V2_MODEL_RUNNER=1, or use --prefill-context-parallel-size 1",
+                           zh="导出 VLLM_USE_V2_MODEL_RUNNER=1，或使用 --prefill-context-parallel-size 1")),
                   severity=None if explicit else "warning")
 
 
@@ -1725,10 +1936,13 @@ def mega_moe(scope: Scope):
     value = scope.get("additional_config").get("mega_moe_max_tokens")
     if not isinstance(value, int) or isinstance(value, bool) or value > 0 or not since(scope, "v0.23.0rc1"):
         return
-    yield Finding(MEGA_MOE, f"mega_moe_max_tokens {value}: {at_version(scope)} stops with ValueError "
-                  "'mega_moe_max_tokens must be a positive integer'",
+    error = "'mega_moe_max_tokens must be a positive integer'"
+    yield Finding(MEGA_MOE,
+                  Text(en=f"mega_moe_max_tokens {value}: {at_version(scope)} stops with ValueError {error}",
+                       zh=f"mega_moe_max_tokens 为 {value}：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
                   key_span(scope.serve, "--additional-config", "mega_moe_max_tokens"),
-                  Fix("use a positive token count (or drop the key for the default)"))
+                  Fix(Text(en="use a positive token count (or drop the key for the default)",
+                           zh="使用正的 token 数（或删除该键以使用默认值）")))
 
 
 MLA_310P = RuleMeta(
@@ -1762,7 +1976,12 @@ def mla_310p(scope: Scope):
     if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not since(scope, "v0.15.0rc1"):
         return
     serve = scope.serve
-    yield Finding(MLA_310P, f"MLA attention model on Atlas 300I (310P): {at_version(scope)} stops with ValueError "
-                  "'MLAAttention is not supported for 310P' when it allocates the KV cache",
+    error = "'MLAAttention is not supported for 310P'"
+    yield Finding(MLA_310P,
+                  Text(en=f"MLA attention model on Atlas 300I (310P): {at_version(scope)} stops with ValueError {error} "
+                       "when it allocates the KV cache",
+                       zh=f"在 Atlas 300I（310P）上运行 MLA 注意力模型：{at_release_zh(scope)} 在分配 KV 缓存时会以 ValueError "
+                       f"{error} 退出"),
                   serve.model.span if serve.model is not None else serve.span,
-                  Fix("serve this model on Atlas A2/A3; 310P runs GQA models only"))
+                  Fix(Text(en="serve this model on Atlas A2/A3; 310P runs GQA models only",
+                           zh="请在 Atlas A2/A3 上运行该模型；310P 只能运行 GQA 模型")))

@@ -35,6 +35,13 @@ def paired_vllm(scope: Scope, tag: str) -> str:
     return parse_version(tag).base_version
 
 
+def at_release_zh(scope: Scope) -> str:
+    """The Chinese wording of ``at_version``: ``vllm-ascend v0.23.0``（假定为最新稳定版）."""
+    known = scope.known("version")
+    suffix = "（假定为最新稳定版）" if known.origin.startswith("assumed") else ""
+    return f"vllm-ascend {known.value}{suffix}"
+
+
 def _vllm_of(tag: str) -> str:
     """The vLLM version named by an ``added_in`` / ``removed_in`` release tag."""
     return parse_version(tag).base_version
@@ -89,19 +96,28 @@ def flag_release(scope: Scope):
     """Options whose ``added_in`` is after, or ``removed_in`` at or before, the release in use."""
     version = release(scope)
     tag = scope.get("version")
-    where = f"{at_version(scope)} (vLLM {paired_vllm(scope, tag)})"
+    vllm = paired_vllm(scope, tag)
+    where, where_zh = f"{at_version(scope)} (vLLM {vllm})", f"{at_release_zh(scope)}（vLLM {vllm}）"
     for option in scope.serve.all_options:
         spec = scope.kb.flag_index.get(option.name) if option.known else None
         if spec is None:
             continue
+        name = option.spelled
         if spec.added_in and version < parse_version(spec.added_in):
-            message = (f"{option.spelled} arrived with vLLM {_vllm_of(spec.added_in)} (vllm-ascend {spec.added_in}); "
-                       f"{where} stops with 'unrecognized arguments'")
-            advice = f"remove {option.spelled}, or use a {spec.added_in} or later image"
+            first = _vllm_of(spec.added_in)
+            message = Text(en=f"{name} arrived with vLLM {first} (vllm-ascend {spec.added_in}); {where} stops with "
+                           "'unrecognized arguments'",
+                           zh=f"{name} 自 vLLM {first}（vllm-ascend {spec.added_in}）起才有；{where_zh} 会以 "
+                           "“unrecognized arguments” 退出")
+            advice = Text(en=f"remove {name}, or use a {spec.added_in} or later image",
+                          zh=f"删除 {name}，或使用 {spec.added_in} 及以后的镜像")
         elif spec.removed_in and version >= parse_version(spec.removed_in):
-            message = (f"{option.spelled} was removed in vLLM {_vllm_of(spec.removed_in)} (vllm-ascend "
-                       f"{spec.removed_in}); {where} stops with 'unrecognized arguments'")
-            advice = f"remove {option.spelled}"
+            gone = _vllm_of(spec.removed_in)
+            message = Text(en=f"{name} was removed in vLLM {gone} (vllm-ascend {spec.removed_in}); {where} stops with "
+                           "'unrecognized arguments'",
+                           zh=f"{name} 已在 vLLM {gone}（vllm-ascend {spec.removed_in}）中删除；{where_zh} 会以 "
+                           "“unrecognized arguments” 退出")
+            advice = Text(en=f"remove {name}", zh=f"删除 {name}")
         else:
             continue
         yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, [Edit(option.span, "")], "unsafe"))
@@ -169,16 +185,20 @@ def late_on_310p(scope: Scope):
     """MoE models before v0.15.0rc1 and draft-model speculative decoding before v0.21.0rc1 on 310P."""
     if scope.get("hardware") != "310p" or _model_reported_by_ql511(scope):
         return
-    version, where = release(scope), at_version(scope)
+    version, where, where_zh = release(scope), at_version(scope), at_release_zh(scope)
     serve = scope.serve
     moe = scope.known("moe")
     if moe is not None and moe.value and version < parse_version(MOE_ON_310P_SINCE):
+        model, latest = scope.known("model").value.model.id, scope.kb.latest_stable.tag
         yield Finding(
             LATE_ON_310P,
-            f"{scope.known('model').value.model.id} is a MoE model; MoE models run on Atlas 300I (310P) from "
-            f"vllm-ascend {MOE_ON_310P_SINCE} on, the script runs {where}",
+            Text(en=f"{model} is a MoE model; MoE models run on Atlas 300I (310P) from vllm-ascend {MOE_ON_310P_SINCE} "
+                 f"on, the script runs {where}",
+                 zh=f"{model} 是 MoE 模型；MoE 模型自 vllm-ascend {MOE_ON_310P_SINCE} 起才能在 Atlas 300I（310P）上运行，"
+                 f"脚本使用的是 {where_zh}"),
             serve.model.span if serve.model is not None else serve.span,
-            Fix(f"use a {MOE_ON_310P_SINCE} or later -310p image (latest stable {scope.kb.latest_stable.tag})"),
+            Fix(Text(en=f"use a {MOE_ON_310P_SINCE} or later -310p image (latest stable {latest})",
+                     zh=f"使用 {MOE_ON_310P_SINCE} 及以后的 -310p 镜像（最新稳定版 {latest}）")),
         )
     config = scope.get("speculative")
     if not config or version >= parse_version(DRAFT_SPEC_ON_310P_SINCE):
@@ -190,10 +210,13 @@ def late_on_310p(scope: Scope):
     span = option.json.key_spans.get("method", option.span) if option.json is not None else option.span
     yield Finding(
         LATE_ON_310P,
-        f"speculative decoding with method {json.dumps(method)} on Atlas 300I (310P): the 310P draft proposer "
-        f"arrived in vllm-ascend {DRAFT_SPEC_ON_310P_SINCE}, the script runs {where}",
+        Text(en=f"speculative decoding with method {json.dumps(method)} on Atlas 300I (310P): the 310P draft proposer "
+             f"arrived in vllm-ascend {DRAFT_SPEC_ON_310P_SINCE}, the script runs {where}",
+             zh=f"在 Atlas 300I（310P）上使用方法 {json.dumps(method)} 的投机解码：310P 的草稿 proposer 自 vllm-ascend "
+             f"{DRAFT_SPEC_ON_310P_SINCE} 起才有，脚本使用的是 {where_zh}"),
         span,
-        Fix(f"drop --speculative-config on this release, or use a {DRAFT_SPEC_ON_310P_SINCE} or later -310p image"),
+        Fix(Text(en=f"drop --speculative-config on this release, or use a {DRAFT_SPEC_ON_310P_SINCE} or later -310p image",
+                 zh=f"在该版本上删除 --speculative-config，或使用 {DRAFT_SPEC_ON_310P_SINCE} 及以后的 -310p 镜像")),
     )
 
 
@@ -260,7 +283,7 @@ def flashcomm1_switch(scope: Scope):
     tag = scope.get("version")
     if tag == MAIN:
         return
-    version, where = release(scope), at_version(scope)
+    version, where, where_zh = release(scope), at_version(scope), at_release_zh(scope)
     serve = scope.serve
     config = scope.get("additional_config")
     env = _env_on(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1")
@@ -268,31 +291,41 @@ def flashcomm1_switch(scope: Scope):
         option = serve.opt("--additional-config")
         span = option.json.key_spans.get("enable_flashcomm1", option.span) if option.json else option.span
         uses_env = env is not None and env[0] and version >= parse_version(FLASHCOMM1_ENV_SINCE)
-        state = "on through VLLM_ASCEND_ENABLE_FLASHCOMM1" if uses_env else "off"
+        state = Text(en="on through VLLM_ASCEND_ENABLE_FLASHCOMM1", zh="由 VLLM_ASCEND_ENABLE_FLASHCOMM1 开启") \
+            if uses_env else Text(en="off", zh="关闭")
         yield Finding(
             FLASHCOMM1_SWITCH,
-            f"additional-config enable_flashcomm1 is read from vllm-ascend {FLASHCOMM1_KEY_SINCE} on; {where} "
-            f"ignores it, so FlashComm1 stays {state}",
+            Text(en=f"additional-config enable_flashcomm1 is read from vllm-ascend {FLASHCOMM1_KEY_SINCE} on; {where} "
+                 f"ignores it, so FlashComm1 stays {state.en}",
+                 zh=f"additional-config 的 enable_flashcomm1 自 vllm-ascend {FLASHCOMM1_KEY_SINCE} 起才被读取；{where_zh} "
+                 f"会忽略它，FlashComm1 保持{state.zh}"),
             span,
-            Fix("on this release switch FlashComm1 with export VLLM_ASCEND_ENABLE_FLASHCOMM1=1"),
+            Fix(Text(en="on this release switch FlashComm1 with export VLLM_ASCEND_ENABLE_FLASHCOMM1=1",
+                     zh="在该版本上用 export VLLM_ASCEND_ENABLE_FLASHCOMM1=1 开启 FlashComm1")),
         )
     elif env is not None and version < parse_version(FLASHCOMM1_ENV_SINCE):
         yield Finding(
             FLASHCOMM1_SWITCH,
-            f"VLLM_ASCEND_ENABLE_FLASHCOMM1 is read from vllm-ascend {FLASHCOMM1_ENV_SINCE} on; {where} reads "
-            "VLLM_ASCEND_ENABLE_FLASHCOMM instead",
+            Text(en=f"VLLM_ASCEND_ENABLE_FLASHCOMM1 is read from vllm-ascend {FLASHCOMM1_ENV_SINCE} on; {where} reads "
+                 "VLLM_ASCEND_ENABLE_FLASHCOMM instead",
+                 zh=f"VLLM_ASCEND_ENABLE_FLASHCOMM1 自 vllm-ascend {FLASHCOMM1_ENV_SINCE} 起才被读取；{where_zh} 读取的是 "
+                 "VLLM_ASCEND_ENABLE_FLASHCOMM"),
             env[1].span,
-            Fix("on this release export VLLM_ASCEND_ENABLE_FLASHCOMM=1"),
+            Fix(Text(en="on this release export VLLM_ASCEND_ENABLE_FLASHCOMM=1",
+                     zh="在该版本上导出 VLLM_ASCEND_ENABLE_FLASHCOMM=1")),
         )
     elif "enable_flashcomm1" in config and env is not None and bool(config["enable_flashcomm1"]) != env[0]:
         option = serve.opt("--additional-config")
         span = option.json.key_spans.get("enable_flashcomm1", option.span) if option.json else option.span
-        key_value = json.dumps(config["enable_flashcomm1"])
+        key_value, env_value, on = json.dumps(config["enable_flashcomm1"]), env[1].value.text, config["enable_flashcomm1"]
         yield Finding(
             FLASHCOMM1_SWITCH,
-            f"additional-config enable_flashcomm1={key_value} overrides VLLM_ASCEND_ENABLE_FLASHCOMM1="
-            f"{env[1].value.text} at {where}: FlashComm1 is {'on' if config['enable_flashcomm1'] else 'off'}",
+            Text(en=f"additional-config enable_flashcomm1={key_value} overrides VLLM_ASCEND_ENABLE_FLASHCOMM1="
+                 f"{env_value} at {where}: FlashComm1 is {'on' if on else 'off'}",
+                 zh=f"在 {where_zh} 上，additional-config 的 enable_flashcomm1={key_value} 覆盖了 "
+                 f"VLLM_ASCEND_ENABLE_FLASHCOMM1={env_value}：FlashComm1 {'开启' if on else '关闭'}"),
             span,
-            Fix("keep one FlashComm1 switch (the additional-config key; the variable is deprecated)"),
+            Fix(Text(en="keep one FlashComm1 switch (the additional-config key; the variable is deprecated)",
+                     zh="只保留一个 FlashComm1 开关（additional-config 的键；环境变量已弃用）")),
             severity="info",
         )
