@@ -319,19 +319,7 @@ def dp_spread(scope: Scope):
                     Fix(Text(en="add --headless", zh="添加 --headless")),
                     path=plan.path,
                 )
-            if headless and (_int_opt(serve, "--api-server-count") or 0) > 0:
-                yield Finding(
-                    DP_SPREAD,
-                    Text(
-                        en=f"{_name(plan)} runs --headless with --api-server-count > 0 (vLLM "
-                        "rejects it)",
-                        zh=f"{_name(plan)} 在 --headless 模式下设置了 --api-server-count > 0（vLLM 会拒绝）",
-                    ),
-                    _span_of(serve, "--api-server-count"),
-                    Fix(Text(en="drop --api-server-count on headless nodes",
-                             zh="在 headless 节点上去掉 --api-server-count")),
-                    path=plan.path,
-                )
+            # --headless with --api-server-count > 0 is QL541's (per script), not repeated here
 
 
 KV_PORT = RuleMeta(
