@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Scope, check
+from qlint.rules.graph import Scope, Unknown, check
+from qlint.rules.resize import resize
 
 EP_MIXED = RuleMeta(
     id="QL201",
@@ -112,6 +113,7 @@ DP_FIRST = RuleMeta(
     name="dp-first-sizing",
     severity="warning",
     requires=("model", "tp", "dp", "hardware", "max_model_len"),
+    optional=("dp_local", "pp", "visible_devices", "kv_transfer", "kv_role", "flashcomm1", "capture_sizes"),
     fix="unsafe",
     title=Text(en="A model that fits one NPU is split with large TP instead of DP",
                zh="单卡即可容纳的模型使用了大 TP 而不是 DP"),
@@ -320,6 +322,18 @@ def dp_first(scope: Scope):
         return
     suggested_dp = max(1, (tp * dp) // 2)
     option = scope.serve.opt("--tensor-parallel-size")
+    fix = Fix(Text(en=f"use --tensor-parallel-size 2 --data-parallel-size {suggested_dp}",
+                   zh=f"改用 --tensor-parallel-size 2 --data-parallel-size {suggested_dp}"), safety="unsafe")
+    if scope.serve.opt("--data-parallel-size-local") is None:
+        try:
+            change = resize(scope, 2, suggested_dp)
+        except Unknown:
+            change = None
+        if change is not None and change.refusal is None:
+            fix.edits = change.edits  # TP, DP and what follows them (devices, kv extra config)
+        elif change is not None:
+            fix = Fix(Text(en=f"{fix.description} (not applied: {change.refusal.en})",
+                           zh=f"{fix.description_zh}（未自动修改：{change.refusal.zh}）"), safety="unsafe")
     yield Finding(
         DP_FIRST,
         Text(
@@ -331,8 +345,7 @@ def dp_first(scope: Scope):
             f"（大 TP 仅用于 256K 以上的超长上下文）",
         ),
         option.span if option else scope.serve.span,
-        Fix(Text(en=f"use --tensor-parallel-size 2 --data-parallel-size {suggested_dp}",
-                 zh=f"改用 --tensor-parallel-size 2 --data-parallel-size {suggested_dp}"), safety="unsafe"),
+        fix,
     )
 
 
