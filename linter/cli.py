@@ -461,8 +461,11 @@ def _explain_log(log_path, script_path, output_format, lang):
 @click.option("--vllm-ascend-version", "version", metavar="TAG", help="Release to target (default: latest stable).")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the script here.")
-def generate_command(model_id, hardware, scenario, quantized, version, port, output_format, output):
+@click.option("--pd", type=click.Choice(["1P1D"]), default=None,
+              help="Generate a prefill/decode disaggregated deployment (P and D scripts and the proxy).")
+@click.option("-o", "--output", type=click.Path(writable=True),
+              help="Write the script here (with --pd: a folder for run_p.sh, run_d.sh and proxy.sh).")
+def generate_command(model_id, hardware, scenario, quantized, version, port, output_format, pd, output):
     """Write a complete, commented launch script from the knowledge (it lints clean)."""
     from qlint.knowledge.base import load, parse_version
     from qlint.linter.generate import GenerationError, generate
@@ -472,6 +475,9 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
             parse_version(version)
         except Exception:
             raise click.BadParameter(f"{version!r} is not a release tag like v0.23.0", param_hint="--vllm-ascend-version")
+    if pd is not None:
+        _generate_pd(model_id, hardware.lower(), quantized, version, output_format, output)
+        return
     try:
         deployment = generate(load(), model_id, hardware.lower(), scenario, quantized, version, port=port)
     except GenerationError as error:
@@ -485,6 +491,33 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
+
+
+def _generate_pd(model_id, hardware, quantized, version, output_format, output):
+    from qlint.knowledge.base import load
+    from qlint.linter.fixer import write_atomic
+    from qlint.linter.generate import GenerationError, generate_pd
+
+    try:
+        deployment = generate_pd(load(), model_id, hardware, quantized, version)
+    except GenerationError as error:
+        _fail(f"qlint generate: not supported: {error}")
+    files = {"run_p.sh": deployment.prefill.script, "run_d.sh": deployment.decode.script, "proxy.sh": deployment.proxy}
+    if output_format == "json":
+        click.echo(deployment.to_json())
+        return
+    if output:
+        folder = Path(output)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            target = folder / name
+            target.touch(exist_ok=True)
+            write_atomic(str(target), text.encode("utf-8"))
+        click.echo(f"wrote {', '.join(str(folder / n) for n in files)}", err=True)
+        return
+    for name, text in files.items():
+        click.echo(f"# ===== {name} =====")
+        click.echo(text, nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

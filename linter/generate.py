@@ -95,6 +95,15 @@ def _capture_sizes(max_num_seqs: int, mtp_tokens: int, limit: int = 2) -> list[i
     return sizes[:limit]
 
 
+MTP_RENAMED = "v0.17.0rc1"
+"""From this release vLLM rewrites model-specific MTP aliases (qwen3_5_mtp, ...) to ``mtp`` with a
+deprecation warning (``vllm@v0.23.0:vllm/config/speculative.py L550-554``)."""
+
+
+def _mtp_method(model: Model, version: str) -> str:
+    return "mtp" if parse_version(version) >= parse_version(MTP_RENAMED) else model.mtp_method
+
+
 def _quote(data: dict) -> str:
     return "'" + json.dumps(data, separators=(", ", ": ")) + "'"
 
@@ -107,8 +116,10 @@ def generate(
     quantized: bool = True,
     version: str | None = None,
     port: int = 8000,
+    role: str | None = None,
 ) -> Deployment:
-    """Build a single-node deployment and its script.
+    """Build a single-node deployment and its script (``role`` "prefill"/"decode":
+    one side of a 1P1D PD deployment, see ``generate_pd``).
 
     Raises GenerationError for combinations the knowledge says are not
     supported (model on 310P before its first release there, weights that do
@@ -167,6 +178,10 @@ def generate(
     }
     if hardware.id != "310p":
         env["HCCL_OP_EXPANSION_MODE"] = "AIV"
+    if role is not None:
+        # NIC binding for the KV transfer between nodes (set NODE_IP / NIC_NAME before running)
+        env.update({"HCCL_IF_IP": "${NODE_IP:-192.0.2.10}", "GLOO_SOCKET_IFNAME": "${NIC_NAME:-eth0}",
+                    "TP_SOCKET_IFNAME": "${NIC_NAME:-eth0}", "HCCL_SOCKET_IFNAME": "${NIC_NAME:-eth0}"})
     args: list[str] = [
         f"--host 0.0.0.0",
         f"--port {port}",
@@ -195,12 +210,27 @@ def generate(
     if mtp:
         args.append(
             "--speculative-config "
-            + _quote({"method": model.mtp_method, "num_speculative_tokens": mtp, "enforce_eager": True})
+            + _quote({"method": _mtp_method(model, version), "num_speculative_tokens": mtp, "enforce_eager": True})
         )
     compilation: dict = {"cudagraph_mode": "FULL_DECODE_ONLY"}
     if hardware.id == "310p" and tp > 1:
         compilation["cudagraph_capture_sizes"] = _capture_sizes(max_num_seqs, mtp)
-    args.append("--compilation-config " + _quote(compilation))
+    if role == "prefill":
+        args.append("--enforce-eager")  # prefill runs whole prompts: no decode graph to capture
+    else:
+        args.append("--compilation-config " + _quote(compilation))
+    if role is not None:
+        kv_port = 20000 + 1000 * hardware.npus_per_node + (0 if role == "prefill" else 100)
+        sizes = {"tp_size": tp, "dp_size": dp}
+        args.append("--kv-transfer-config " + _quote({
+            "kv_connector": "MooncakeConnectorV1",
+            "kv_role": "kv_producer" if role == "prefill" else "kv_consumer",
+            "kv_port": str(kv_port),
+            "kv_connector_extra_config": {"prefill": sizes, "decode": sizes},
+        }))
+        sources.append("001_1f87ed2ec95407d6.txt section 5.2")
+    if role == "decode":
+        args.append("--additional-config " + _quote({"recompute_scheduler_enable": True}))
     if hardware.id == "310p" and parse_version(version) < parse_version(NPUGRAPH_EX_AUTO_OFF_310P):
         args.append("--additional-config " + _quote({"ascend_compilation_config": {"enable_npugraph_ex": False}}))
 
@@ -234,3 +264,53 @@ def generate(
         script=script,
         sources=list(dict.fromkeys(sources)),
     )
+
+
+@dataclass
+class PDDeployment:
+    """A 1P1D deployment: the prefill node's script, the decode node's, and the proxy command."""
+
+    prefill: Deployment
+    decode: Deployment
+    proxy: str
+
+    def to_json(self) -> str:
+        return json.dumps({"prefill": asdict(self.prefill), "decode": asdict(self.decode), "proxy": self.proxy},
+                          indent=2, ensure_ascii=False)
+
+
+def generate_pd(
+    kb: KnowledgeBase,
+    model_id: str,
+    hardware_id: str,
+    quantized: bool = True,
+    version: str | None = None,
+) -> PDDeployment:
+    """Build a 1P1D Mooncake deployment: one prefill node, one decode node, the proxy.
+
+    Both nodes use the single-node high-throughput sizing with internal DP (one
+    ``vllm serve`` per node), ``MooncakeConnectorV1`` with the same TP/DP on both
+    sides, kv_port above the transfer engine's random range, the recompute
+    scheduler on the decode node only, and the plain load-balancing proxy on the
+    prefill node (``001_1f87ed2ec95407d6.txt section 5.2``). Raises GenerationError
+    on Atlas inference products (no KV transfer on 310P) and wherever the
+    single-node sizing is refused.
+    """
+    hardware = kb.hardware_by_id(hardware_id)
+    if not hardware.supports_pd:
+        raise GenerationError(f"PD disaggregation is not supported on {hardware.names[0]} (no KV transfer there)")
+    prefill = generate(kb, model_id, hardware_id, "high-throughput", quantized, version, port=8100, role="prefill")
+    decode = generate(kb, model_id, hardware_id, "high-throughput", quantized, version, port=8200, role="decode")
+    proxy = "\n".join([
+        "#!/bin/bash",
+        f"# Generated by qlint generate: proxy for the 1P1D {prefill.variant} deployment (run on the prefill node).",
+        "# Sources: 001_1f87ed2ec95407d6.txt section 5.2",
+        "python load_balance_proxy_server_example.py \\",
+        "  --host 0.0.0.0 \\",
+        "  --port 8000 \\",
+        "  --prefiller-hosts ${PREFILL_IP:-192.0.2.10} \\",
+        "  --prefiller-ports 8100 \\",
+        "  --decoder-hosts ${DECODE_IP:-192.0.2.20} \\",
+        "  --decoder-ports 8200",
+    ]) + "\n"
+    return PDDeployment(prefill, decode, proxy)

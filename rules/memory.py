@@ -206,6 +206,11 @@ class Hbm:
         hbm = self.hbm if hbm is None else hbm
         return f"{hbm * self.gmu:.1f} GB usable ({hbm:g} GB HBM x gpu-memory-utilization {self.gmu:g}; {_UNITS})"
 
+    def text_zh(self, hbm: float | None = None) -> str:
+        hbm = self.hbm if hbm is None else hbm
+        return (f"{hbm * self.gmu:.1f} GB 可用显存（{hbm:g} GB HBM x gpu-memory-utilization {self.gmu:g}；"
+                f"{_UNITS_ZH}）")
+
 
 @fact("usable_hbm", requires=("hardware", "gpu_memory_utilization"))
 def usable_hbm(scope: Scope):
@@ -244,6 +249,13 @@ def _ssm_bytes(scope: Scope) -> int:
 # -- rules ------------------------------------------------------------------------
 
 _UNITS = "GB = 10^9 bytes"
+_UNITS_ZH = "GB = 10^9 字节"
+
+
+def _formula_zh(formula: str) -> str:
+    """The weights-per-NPU formula text of the weights_per_npu fact, worded in Chinese."""
+    return (formula.replace("at least ", "至少 ").replace(" (non-expert)", "（非专家部分）")
+            .replace(" (experts)", "（专家部分）"))
 _MEMORY_SOURCES = (
     "vllm@v0.23.0:vllm/config/cache.py L67 (gpu_memory_utilization default 0.92)",
     "vllm-ascend@v0.23.0:docs/source/faqs.md L148 (docs: default 0.9)",
@@ -396,13 +408,21 @@ def weights_fit(scope: Scope):
     larger = per_npu <= memory.largest * memory.gmu  # fits only the family's bigger card
     tail = (f"; it fits only the {memory.largest:g} GB-per-chip card ({memory.text(memory.largest)})"
             if larger else "")
+    tail_zh = (f"；只有单芯片 {memory.largest:g} GB 的卡放得下（{memory.text_zh(memory.largest)}）"
+               if larger else "")
     yield Finding(
         WEIGHTS_FIT,
-        f"the weights of {scope.get('model_label')} alone need about {per_npu:.1f} GB per NPU ({formula}), "
-        f"more than the {memory.text()}{tail}",
+        Text(
+            en=f"the weights of {scope.get('model_label')} alone need about {per_npu:.1f} GB per NPU ({formula}), "
+            f"more than the {memory.text()}{tail}",
+            zh=f"仅 {scope.get('model_label')} 的权重每张 NPU 就需要约 {per_npu:.1f} GB（{_formula_zh(formula)}），"
+            f"超过了 {memory.text_zh()}{tail_zh}",
+        ),
         _span(scope, "--tensor-parallel-size", "--gpu-memory-utilization"),
-        Fix(f"spread the weights over at least {npus} NPUs (raise TP, or EP over more DP ranks / nodes) "
-            "or use a W8A8 checkpoint"),
+        Fix(Text(en=f"spread the weights over at least {npus} NPUs (raise TP, or EP over more DP ranks / nodes) "
+                 "or use a W8A8 checkpoint",
+                 zh=f"把权重分布到至少 {npus} 张 NPU 上（提高 TP，或在更多 DP rank / 节点上做 EP），"
+                 "或改用 W8A8 权重")),
         severity="warning" if larger else None,
     )
 
@@ -419,11 +439,16 @@ def headroom(scope: Scope):
         return  # QL312 says the sharper thing
     yield Finding(
         HEADROOM_RULE,
-        f"after the weights of {scope.get('model_label')} ({per_npu:.1f} GB per NPU: {formula}) only "
-        f"{room:.1f} GB of the {memory.text()} is left for activations, graphs and KV cache "
-        f"(less than {HEADROOM:.0%})",
+        Text(
+            en=f"after the weights of {scope.get('model_label')} ({per_npu:.1f} GB per NPU: {formula}) only "
+            f"{room:.1f} GB of the {memory.text()} is left for activations, graphs and KV cache "
+            f"(less than {HEADROOM:.0%})",
+            zh=f"加载 {scope.get('model_label')} 的权重（每张 NPU {per_npu:.1f} GB：{_formula_zh(formula)}）后，"
+            f"{memory.text_zh()} 中只剩 {room:.1f} GB 留给激活、图和 KV 缓存（不足 {HEADROOM:.0%}）",
+        ),
         _span(scope, "--gpu-memory-utilization", "--tensor-parallel-size"),
-        Fix("raise TP (or EP), use a W8A8 checkpoint, or lower --max-num-batched-tokens / --max-num-seqs"),
+        Fix(Text(en="raise TP (or EP), use a W8A8 checkpoint, or lower --max-num-batched-tokens / --max-num-seqs",
+                 zh="提高 TP（或 EP）、改用 W8A8 权重，或降低 --max-num-batched-tokens / --max-num-seqs")),
     )
 
 
@@ -437,15 +462,23 @@ def kv_fit(scope: Scope):
         return
     seqs = scope.get("max_num_seqs")
     state_text = f" + {state:.2f} GB GDN state" if state else ""
+    state_text_zh = f" + {state:.2f} GB GDN 状态" if state else ""
     fits = int((room - state) / (kv / tokens) // 1024 * 1024) if room > state else 0
     advice = f"lower --max-model-len to about {fits} tokens" if fits >= 1024 else "lower --max-model-len"
+    advice_zh = f"将 --max-model-len 降到约 {fits} token" if fits >= 1024 else "降低 --max-model-len"
     yield Finding(
         KV_FIT,
-        f"one {tokens}-token sequence of {scope.get('model_label')} needs about {need:.1f} GB per NPU "
-        f"({kv:.1f} GB KV cache{state_text}), but only {room:.1f} GB of the {memory.text()} is left "
-        f"after {per_npu:.1f} GB of weights; --max-num-seqs {seqs} such sequences would need {need * seqs:.0f} GB",
+        Text(
+            en=f"one {tokens}-token sequence of {scope.get('model_label')} needs about {need:.1f} GB per NPU "
+            f"({kv:.1f} GB KV cache{state_text}), but only {room:.1f} GB of the {memory.text()} is left "
+            f"after {per_npu:.1f} GB of weights; --max-num-seqs {seqs} such sequences would need {need * seqs:.0f} GB",
+            zh=f"{scope.get('model_label')} 的一条 {tokens} token 的序列每张 NPU 需要约 {need:.1f} GB"
+            f"（{kv:.1f} GB KV 缓存{state_text_zh}），但扣除 {per_npu:.1f} GB 权重后，{memory.text_zh()} 中"
+            f"只剩 {room:.1f} GB；--max-num-seqs {seqs} 条这样的序列需要 {need * seqs:.0f} GB",
+        ),
         _span(scope, "--max-model-len", "--tensor-parallel-size"),
-        Fix(f"{advice}, or raise TP to shard the KV cache and weights"),
+        Fix(Text(en=f"{advice}, or raise TP to shard the KV cache and weights",
+                 zh=f"{advice_zh}，或提高 TP 以切分 KV 缓存和权重")),
     )
 
 
@@ -464,14 +497,21 @@ def mamba_blocks(scope: Scope):
         return
     blocks = _mamba_blocks(scope)
     estimate = "" if blocks is None else f" (estimated pool before activations: about {blocks} blocks)"
+    estimate_zh = "" if blocks is None else f"（未扣除激活时估计块池约有 {blocks} 块）"
     yield Finding(
         MAMBA_BLOCKS,
-        f"--max-model-len {tokens} on hybrid {scope.get('model_label')} without --max-num-seqs: vLLM allows "
-        f"{DEFAULT_MAX_NUM_SEQS} sequences, each holding a Mamba (GDN state) cache block from the KV pool, and "
-        f"graph capture stops with 'max_num_seqs ({DEFAULT_MAX_NUM_SEQS}) exceeds available Mamba cache blocks' "
-        f"when the pool is smaller{estimate}",
+        Text(
+            en=f"--max-model-len {tokens} on hybrid {scope.get('model_label')} without --max-num-seqs: vLLM allows "
+            f"{DEFAULT_MAX_NUM_SEQS} sequences, each holding a Mamba (GDN state) cache block from the KV pool, and "
+            f"graph capture stops with 'max_num_seqs ({DEFAULT_MAX_NUM_SEQS}) exceeds available Mamba cache blocks' "
+            f"when the pool is smaller{estimate}",
+            zh=f"混合模型 {scope.get('model_label')} 设置了 --max-model-len {tokens} 却未设置 --max-num-seqs：vLLM 允许 "
+            f"{DEFAULT_MAX_NUM_SEQS} 条序列并发，每条都从 KV 池中占用一个 Mamba（GDN 状态）缓存块；池较小时，"
+            f"图捕获会以 'max_num_seqs ({DEFAULT_MAX_NUM_SEQS}) exceeds available Mamba cache blocks' 退出{estimate_zh}",
+        ),
         _span(scope, "--max-model-len"),
-        Fix("set --max-num-seqs to the concurrency you need (the tutorial uses 32 at 262144 tokens)"),
+        Fix(Text(en="set --max-num-seqs to the concurrency you need (the tutorial uses 32 at 262144 tokens)",
+                 zh="将 --max-num-seqs 设为实际需要的并发数（教程在 262144 token 时用 32）")),
         severity="info" if blocks is not None and blocks >= 4 * DEFAULT_MAX_NUM_SEQS else None,
     )
 

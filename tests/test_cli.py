@@ -217,3 +217,14 @@ def test_explain_log_with_script(tmp_path):
 
 def test_explain_needs_rule_or_log():
     assert run(["explain"]).exit_code == 2
+
+
+def test_generate_pd_writes_three_scripts_that_lint_clean_together(tmp_path):
+    folder = tmp_path / "pd"
+    result = run(["generate", "--model", "Qwen3.6-27B", "--hardware", "a3", "--pd", "1P1D", "-o", str(folder)])
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["proxy.sh", "run_d.sh", "run_p.sh"]
+    assert run([str(folder)]).exit_code == 0
+    refused = run(["generate", "--model", "Qwen3.6-27B", "--hardware", "310p", "--pd", "1P1D"])
+    assert refused.exit_code == 2 and "not supported" in refused.output

@@ -40,6 +40,7 @@ def test_whole_matrix_lints_clean_or_refuses_with_reason():
 def test_recipe_sizing_is_dp_first_on_a3():
     deployment = generate(KB, "Qwen3.6-27B", "a3", "high-throughput", True, "v0.23.0")
     assert (deployment.tp, deployment.dp, deployment.mtp_tokens) == (2, 8, 3)
+    assert "\"method\": \"mtp\"" in deployment.script
     assert "--data-parallel-size 8" in deployment.script
     assert deployment.served_model_name == "qwen3.6"
     assert "001_1f87ed2ec95407d6.txt section 9.1" in deployment.sources
@@ -80,3 +81,25 @@ def test_generated_capture_sizes_are_multiples_of_mtp_plus_one(combo):
         sizes = deployment.script.split('"cudagraph_capture_sizes": [', 1)[1].split("]", 1)[0]
         assert all(int(size) % (deployment.mtp_tokens + 1) == 0 for size in sizes.split(","))
     assert deployment.max_num_batched_tokens >= deployment.max_num_seqs * (deployment.mtp_tokens + 1)
+
+
+def test_pd_deployment_lints_clean_as_one_deployment():
+    from qlint.linter.deployment import lint_deployment
+    from qlint.linter.generate import generate_pd
+
+    for model in ("Qwen3.6-27B", "Qwen3.5-27B", "Qwen3.6-35B-A3B"):
+        for hardware in ("a2", "a3"):
+            pd = generate_pd(KB, model, hardware)
+            results = lint_deployment([("p.sh", pd.prefill.script.encode()), ("d.sh", pd.decode.script.encode()),
+                                       ("proxy.sh", pd.proxy.encode())])
+            found = [(r.path, f.rule.id, f.message) for r in results for f in r.findings if f.level != "info"]
+            assert not found, (model, hardware, found)
+            assert '"kv_role": "kv_producer"' in pd.prefill.script and '"kv_role": "kv_consumer"' in pd.decode.script
+            assert "recompute_scheduler_enable" in pd.decode.script and "recompute" not in pd.prefill.script
+
+
+def test_pd_refused_on_310p():
+    from qlint.linter.generate import generate_pd
+
+    with pytest.raises(GenerationError, match="not supported on Atlas inference products"):
+        generate_pd(KB, "Qwen3.6-27B", "310p")
