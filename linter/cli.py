@@ -163,7 +163,8 @@ def _use_color(choice: str) -> bool:
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files in place, then report what is left.")
 @click.option("--unsafe-fixes", is_flag=True,
               help="Also apply fixes that change behaviour beyond the finding (TP/DP, lengths); with --fix or --diff.")
-@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the fixes as a unified diff, write nothing, and report what the fixes would leave (exit 1 when a file would change).")
 @click.option("--no-inline-suppressions", is_flag=True, help="Ignore every '# qlint: disable' comment.")
 @click.option("--show-suppressed", is_flag=True, help="Text format: also list suppressed findings with their reasons.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no notes.")
@@ -184,6 +185,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     from qlint.linter.lint import Policy, lint_bytes
     from qlint.rules.graph import Settings
 
+    DIFFS.clear()
     output_format = _choose_format(output_format, statistics)
     overrides = _overrides(hardware, version, select, ignore, fail_level)
     groups = _deployments(paths)
@@ -218,6 +220,8 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
             show_suppressed=show_suppressed, color=_use_color(color), lang=lang or _default_lang())
     if notices:
         sys.exit(2)
+    if show_diff:  # like ruff --diff: exit 1 when a file would change
+        sys.exit(1 if DIFFS and not exit_zero else 0)
     failing = any(effective.is_failure(f.level) for result, effective in checked for f in result.findings)
     sys.exit(1 if failing and not exit_zero else 0)
 
@@ -252,6 +256,10 @@ def _lint_group(group, cache, overrides, settings, kb, launcher, mode, quiet, no
     return [(result, effectives[result.path]) for result in results]
 
 
+DIFFS: list[str] = []
+"""Files for which --diff printed a change (this process)."""
+
+
 @dataclass(frozen=True)
 class FixMode:
     """What to do with fixes: ``write`` (--fix), ``diff`` (--diff), ``unsafe`` (--unsafe-fixes)."""
@@ -283,7 +291,8 @@ def _lint_path(path, display, lint, mode, quiet, notices):
         result = outcome.result
         if outcome.data is not None and mode.diff:
             click.echo(unified_diff(display, data, outcome.data), nl=False)
-            result = lint(data)  # nothing was written: report the file as it is
+            DIFFS.append(display)
+            result = outcome.result  # what would be left after the fixes
         elif outcome.data is not None:
             try:
                 write_atomic(path, outcome.data)
@@ -325,7 +334,10 @@ def _report(results, kb, output_format, notices, *, quiet, statistics, show_supp
     if text:
         click.echo(text, color=color or None)
     if not quiet:
-        click.echo(summary(results))
+        line = summary(results)
+        if notices:
+            line += f"; {len(notices)} input(s) could not be read (see the errors above)"
+        click.echo(line)
 
 
 @main.command("config")
