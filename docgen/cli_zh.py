@@ -17,6 +17,12 @@ import inspect
 import click
 
 MESSAGES = {
+    "Print the fixes as a unified diff, write nothing, and report what the fixes would leave (exit 1 when a file would change).":
+        "以统一 diff 格式打印修复内容，不写入文件，并报告修复后仍会剩下的问题（有文件会被修改时退出码为 1）。",
+    "Generate a prefill/decode disaggregated deployment (P and D scripts and the proxy).":
+        "生成 prefill/decode 分离部署（P 节点脚本、D 节点脚本和代理命令）。",
+    "Write the script here (with --pd: a folder for run_p.sh, run_d.sh and proxy.sh).":
+        "把脚本写到这里（配合 --pd 时为目录，写入 run_p.sh、run_d.sh 和 proxy.sh）。",
     # qlint
     "Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.":
         "检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。",
