@@ -172,7 +172,10 @@ def dp_local(scope: Scope):
     """DP ranks on this node: --data-parallel-size-local, 1 for an external DP rank, else DP."""
     serve = _serve(scope)
     if serve.opt("--data-parallel-size-local") is not None:
-        return option_int(scope, "--data-parallel-size-local", None)
+        local = option_int(scope, "--data-parallel-size-local", None)
+        if local.value is None:  # the flag without a value: nothing to count with
+            raise Unknown("dp_local")
+        return local
     if serve.opt("--data-parallel-rank") is not None:
         return Known(1, "external DP rank: one engine per process")
     return Known(scope.get("dp"), "equals --data-parallel-size on a single node")

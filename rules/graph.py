@@ -60,6 +60,7 @@ class RuleDef:
 
 FACTS: dict[str, FactDef] = {}
 RULES: dict[str, RuleDef] = {}
+_SCRIPT_FACTS: set[str] = set()  # names of the script-scope facts (read through the parent scope)
 
 
 def fact(name: str, *, requires: Iterable[str] = (), scope: Literal["serve", "script"] = "serve"):
@@ -74,6 +75,8 @@ def fact(name: str, *, requires: Iterable[str] = (), scope: Literal["serve", "sc
         if name in FACTS:
             raise ValueError(f"fact {name} registered twice")
         FACTS[name] = FactDef(name, scope, tuple(requires), function, (function.__doc__ or "").strip())
+        if scope == "script":
+            _SCRIPT_FACTS.add(name)
         return function
 
     return register
@@ -121,7 +124,7 @@ class Scope:
         if allowed is not None and name not in allowed:
             raise RuntimeError(f"{name!r} is read but not declared in requires {allowed}")
         holder = self
-        if self.parent is not None and FACTS[name].scope == "script":
+        if self.parent is not None and name in _SCRIPT_FACTS:
             holder = self.parent
         cached = holder.values.get(name, _MISSING)
         if cached is not _MISSING:
@@ -130,8 +133,17 @@ class Scope:
 
     def get(self, name: str) -> Any:
         """The value of a fact; raises Unknown when the script does not fix it."""
-        result = self.known(name)
-        if result is None:
+        # known() inlined: rules call get() a hundred times per command
+        allowed = self._allowed
+        if allowed is not None and name not in allowed:
+            raise RuntimeError(f"{name!r} is read but not declared in requires {allowed}")
+        holder = self
+        if self.parent is not None and name in _SCRIPT_FACTS:
+            holder = self.parent
+        result = holder.values.get(name, _MISSING)
+        if result is _MISSING:
+            result = holder._compute(name)
+        if result is None or result is UNKNOWN:
             raise Unknown(name)
         return result.value
 

@@ -16,6 +16,15 @@ from qlint.rules import clients  # noqa: F401
 from qlint.rules import host  # noqa: F401
 from qlint.rules import redundant  # noqa: F401
 from qlint.rules import memory  # noqa: F401
-from qlint.rules import startup  # noqa: F401
+from qlint.rules import npu_env  # noqa: F401
+from qlint.rules import additional_config  # noqa: F401
+from qlint.rules import scheduler_switches  # noqa: F401
+from qlint.rules import kv_transfer_fields  # noqa: F401
+from qlint.rules import speculative  # noqa: F401
+from qlint.rules import compilation_config  # noqa: F401
+from qlint.rules import serve_cli  # noqa: F401
+from qlint.rules import mamba_cache  # noqa: F401
+from qlint.rules import context_parallel  # noqa: F401
+from qlint.rules import kernel_limits  # noqa: F401
 from qlint.rules import versions  # noqa: F401
 from qlint.rules import pd_deployment  # noqa: F401

@@ -1,0 +1,363 @@
+"""Startup checks on ``--additional-config`` switches other than the scheduler extensions
+(QL522-QL524, QL529-QL530): static kernels without npugraph_ex, dump_config with
+dump_config_path, fused MC2 values and hierarchy communication, reduced sampling, the NZ
+KV-cache layout. The scheduler extensions are in ``scheduler_switches``.
+
+Sources: ``vllm_ascend_facts.md sections 2.1 and 2.2``; ``vllm_ascend/ascend_config.py`` and
+``vllm_ascend/platform.py`` at v0.16.0rc1, v0.18.0, v0.20.2rc1, v0.23.0, v0.25.1rc1 and main
+(line ranges in each rule's ``sources``), ``vllm-ascend@v0.23.0:vllm_ascend/envs.py L96-102``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from qlint.knowledge.base import MAIN
+from qlint.knowledge.text import Text
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
+from qlint.rules.plan import Span
+from qlint.rules.platform_310p import at_version
+from qlint.rules.startup_common import FULL_ONLY_MODES, env_text, key_span, kv_role_phrase, kv_role_phrase_zh, since
+from qlint.rules.versions import at_release_zh
+
+
+STATIC_KERNEL = RuleMeta(
+    id="QL522",
+    name="static-kernel-needs-npugraph-ex",
+    severity="error",
+    requires=("additional_config", "cudagraph_mode", "version"),
+    optional=("hardware_if_known",),
+    title=Text(en="enable_static_kernel without npugraph_ex", zh="开启 enable_static_kernel 却没有 npugraph_ex"),
+    why=Text(
+        en="Static kernels are compiled by the npugraph_ex backend, so from v0.16.0rc1 vllm-ascend asserts "
+        "enable_npugraph_ex when ascend_compilation_config.enable_static_kernel is true. npugraph_ex itself only "
+        "runs with FULL or FULL_DECODE_ONLY graphs: with NONE, PIECEWISE or the default FULL_AND_PIECEWISE both "
+        "switches are turned off, so the static kernel silently does nothing (warning). On Atlas 300I (310P) "
+        "from v0.23.0 both are switched off with a warning instead of the assertion (see QL503).",
+        zh="静态 kernel 由 npugraph_ex 后端编译，因此自 v0.16.0rc1 起，ascend_compilation_config.enable_static_kernel 为 "
+        "true 时 vllm-ascend 会断言 enable_npugraph_ex 已开启。npugraph_ex 只在 FULL 或 FULL_DECODE_ONLY 图模式下运行："
+        "在 NONE、PIECEWISE 或默认的 FULL_AND_PIECEWISE 下两个开关都会被关闭，静态 kernel 悄悄失效（警告）。在 Atlas 300I"
+        "（310P）上，自 v0.23.0 起两者改为打印警告后关闭，不再断言（见 QL503）。",
+    ),
+    sources=("vllm-ascend@v0.16.0rc1:vllm_ascend/ascend_config.py L301",
+             "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L639-660",
+             "vllm-ascend@v0.23.0:vllm_ascend/platform.py L592-643",
+             "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' "
+        "--additional-config '{\"ascend_compilation_config\": {\"enable_npugraph_ex\": false, \"enable_static_kernel\": true}}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' "
+        "--additional-config '{\"ascend_compilation_config\": {\"enable_static_kernel\": true}}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(STATIC_KERNEL)
+def static_kernel(scope: Scope):
+    """enable_static_kernel=true with npugraph_ex off (assert) or outside FULL graph modes (ignored)."""
+    section = scope.get("additional_config").get("ascend_compilation_config")
+    if not isinstance(section, dict) or section.get("enable_static_kernel") is not True:
+        return
+    if not since(scope, "v0.16.0rc1"):
+        return
+    if scope.known("hardware_if_known") and scope.get("hardware_if_known") == "310p" and since(scope, "v0.23.0"):
+        return  # both switched off with a warning on 310P (QL503's territory)
+    span = key_span(scope.serve, "--additional-config", "ascend_compilation_config.enable_static_kernel")
+    if section.get("enable_npugraph_ex") is False:
+        error = "'Static kernel generation requires npugraph_ex to be enabled'"
+        yield Finding(
+            STATIC_KERNEL,
+            Text(en="ascend_compilation_config.enable_static_kernel=true with enable_npugraph_ex=false: "
+                 f"{at_version(scope)} stops with AssertionError {error}",
+                 zh="ascend_compilation_config.enable_static_kernel=true 而 enable_npugraph_ex=false："
+                 f"{at_release_zh(scope)} 会以 AssertionError {error} 退出"),
+            span,
+            Fix(Text(en="drop enable_static_kernel, or leave enable_npugraph_ex at its default (true)",
+                     zh="删除 enable_static_kernel，或让 enable_npugraph_ex 保持默认值（true）")),
+        )
+        return
+    mode = scope.get("cudagraph_mode")
+    if mode not in FULL_ONLY_MODES and since(scope, "v0.22.1rc1"):
+        yield Finding(
+            STATIC_KERNEL,
+            Text(en=f"ascend_compilation_config.enable_static_kernel=true with graph mode {mode}: npugraph_ex only runs "
+                 f"with FULL or FULL_DECODE_ONLY, so {at_version(scope)} switches the static kernel off",
+                 zh=f"ascend_compilation_config.enable_static_kernel=true 而图模式为 {mode}：npugraph_ex 只在 FULL 或 "
+                 f"FULL_DECODE_ONLY 下运行，因此 {at_release_zh(scope)} 会关闭静态 kernel"),
+            span,
+            Fix(Text(en='set "cudagraph_mode": "FULL_DECODE_ONLY" in --compilation-config, or drop enable_static_kernel',
+                     zh='在 --compilation-config 中设置 "cudagraph_mode": "FULL_DECODE_ONLY"，或删除 enable_static_kernel')),
+            severity="warning",
+        )
+
+
+DUMP_CONFIG = RuleMeta(
+    id="QL523",
+    name="dump-config-exclusive",
+    severity="error",
+    requires=("additional_config", "version"),
+    title=Text(en="dump_config and dump_config_path are both set", zh="同时设置了 dump_config 与 dump_config_path"),
+    why=Text(
+        en="The precision-debugger configuration is given either inline (dump_config, a JSON object) or as a "
+        "file (dump_config_path). From v0.20.2rc1 vllm-ascend stops with ValueError when both are present.",
+        zh="精度调试器的配置要么内联给出（dump_config，JSON 对象），要么以文件给出（dump_config_path）。自 v0.20.2rc1 起，"
+        "两者同时出现时 vllm-ascend 会以 ValueError 退出。",
+    ),
+    sources=("vllm-ascend@v0.20.2rc1:vllm_ascend/ascend_config.py L317-323",
+             "vllm-ascend@main:vllm_ascend/ascend_config.py L462-468", "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --additional-config "
+        "'{\"dump_config\": {\"task\": \"statistics\"}, \"dump_config_path\": \"/data/dump.json\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"dump_config_path\": \"/data/dump.json\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(DUMP_CONFIG)
+def dump_config(scope: Scope):
+    """dump_config together with dump_config_path."""
+    config = scope.get("additional_config")
+    if config.get("dump_config") is None or config.get("dump_config_path") is None or not since(scope, "v0.20.2rc1"):
+        return
+    error = "'Only one of additional_config.dump_config_path or additional_config.dump_config can be set'"
+    yield Finding(
+        DUMP_CONFIG,
+        Text(en=f"additional-config sets both dump_config and dump_config_path: {at_version(scope)} stops with "
+             f"ValueError {error}",
+             zh=f"additional-config 同时设置了 dump_config 与 dump_config_path：{at_release_zh(scope)} 会以 ValueError "
+             f"{error} 退出"),
+        key_span(scope.serve, "--additional-config", "dump_config_path"),
+        Fix(Text(en="keep only one of dump_config (inline) and dump_config_path (file)",
+                 zh="dump_config（内联）与 dump_config_path（文件）只保留一个")),
+    )
+
+
+FUSED_MC2 = RuleMeta(
+    id="QL524",
+    name="fused-mc2-config",
+    severity="error",
+    requires=("additional_config", "version"),
+    optional=("hardware_if_known", "routed_experts"),
+    title=Text(en="enable_fused_mc2 has a value or company the release rejects",
+               zh="enable_fused_mc2 的取值或搭配不被该版本接受"),
+    why=Text(
+        en="Fused MC2 is chosen by additional-config enable_fused_mc2 (read from v0.20.2rc1) or the variable "
+        "VLLM_ASCEND_ENABLE_FUSED_MC2. Up to v0.23.0 it takes 0, 1 (dispatch_ffn_combine) or 2 "
+        "(dispatch_gmm_combine_decode, decode nodes with W8A8); from v0.24.0rc1 vllm-ascend asserts 0 or 1, "
+        "so the seed-era value 2 stops newer releases. Fused MC2 and enable_mc2_hierarchy_comm exclude each "
+        "other (ValueError from v0.18.0). On main hierarchy communication also needs Atlas A2/A3 and at most "
+        "512 experts.",
+        zh="融合 MC2 由 additional-config 的 enable_fused_mc2（自 v0.20.2rc1 起读取）或环境变量 "
+        "VLLM_ASCEND_ENABLE_FUSED_MC2 选择。v0.23.0 及以前可取 0、1（dispatch_ffn_combine）或 2（dispatch_gmm_combine_decode，"
+        "仅 W8A8 解码节点）；自 v0.24.0rc1 起 vllm-ascend 断言只能是 0 或 1，所以旧教程里的 2 会让新版本退出。融合 MC2 "
+        "与 enable_mc2_hierarchy_comm 互斥（自 v0.18.0 起报 ValueError）。在 main 上分层通信还要求 Atlas A2/A3 且专家数"
+        "不超过 512。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/envs.py L96-102", "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L173-184",
+             "vllm-ascend@main:vllm_ascend/ascend_config.py L160-185", "vllm-ascend@v0.18.0:vllm_ascend/platform.py L553-557",
+             "vllm-ascend@main:vllm_ascend/platform.py L806-811", "vllm-ascend@main:vllm_ascend/ascend_config.py L330-350",
+             "vllm_ascend_facts.md section 2.1", "vllm_ascend_facts.md section 2.2"),
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --additional-config '{\"enable_fused_mc2\": 2}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --additional-config '{\"enable_fused_mc2\": 1}'\n",
+            version="v0.25.1rc1",
+        ),
+        Example(
+            bad="export VLLM_ASCEND_ENABLE_FUSED_MC2=1\nvllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel "
+            "--additional-config '{\"enable_mc2_hierarchy_comm\": true}'\n",
+            good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel "
+            "--additional-config '{\"enable_mc2_hierarchy_comm\": true}'\n",
+            version="v0.23.0",
+        ),
+    ),
+)
+
+
+def _fused_mc2(scope: Scope) -> tuple[object, str, Span] | None:
+    """(value, where, span) of the fused MC2 switch in effect, or None when unset."""
+    config, serve = scope.get("additional_config"), scope.serve
+    if "enable_fused_mc2" in config and since(scope, "v0.20.2rc1"):
+        value = config["enable_fused_mc2"]
+        return value, f"additional-config enable_fused_mc2={json.dumps(value)}", \
+            key_span(serve, "--additional-config", "enable_fused_mc2")
+    text = env_text(serve, "VLLM_ASCEND_ENABLE_FUSED_MC2")
+    if text is None:
+        return None
+    value = int(text) if text.lstrip("-").isdigit() else text
+    return value, f"VLLM_ASCEND_ENABLE_FUSED_MC2={text}", serve.env["VLLM_ASCEND_ENABLE_FUSED_MC2"].span
+
+
+@check(FUSED_MC2)
+def fused_mc2(scope: Scope):
+    """enable_fused_mc2 outside the release's values, or together with hierarchy communication."""
+    if not since(scope, "v0.18.0"):
+        return
+    where, where_zh = at_version(scope), at_release_zh(scope)
+    found = _fused_mc2(scope)
+    if found is not None:
+        value, switch, span = found
+        number = int(value) if isinstance(value, (bool, int)) else None
+        allowed = (0, 1) if since(scope, "v0.24.0rc1") else (0, 1, 2)
+        if number is None and isinstance(value, str):
+            yield Finding(FUSED_MC2, Text(en=f"{switch} is not an integer: {where} stops with ValueError when reading it",
+                                          zh=f"{switch} 不是整数：{where_zh} 读取时会以 ValueError 退出"),
+                          span, Fix(Text(en="use 0 or 1", zh="使用 0 或 1")))
+            return
+        if number not in allowed:
+            strict = allowed == (0, 1)
+            listed = ", ".join(map(str, allowed))
+            error = "'enable_fused_mc2 must be 0 or 1'"
+            yield Finding(
+                FUSED_MC2,
+                Text(en=f"{switch}: {where} accepts {listed}"
+                     + (f" and stops with AssertionError {error}" if strict else "; any other value selects no fused operator"),
+                     zh=f"{switch}：{where_zh} 只接受 {listed}"
+                     + (f"，并会以 AssertionError {error} 退出" if strict else "；其他取值不会选用任何融合算子")),
+                span,
+                Fix(Text(en="use 1 (dispatch_ffn_combine / mega MoE) or 0" + ("" if strict else "; 2 = decode-node gmm combine"),
+                         zh="使用 1（dispatch_ffn_combine / mega MoE）或 0" + ("" if strict else "；2 表示解码节点的 gmm combine"))),
+                severity=None if strict else "warning",
+            )
+            return
+    config = scope.get("additional_config")
+    if not config.get("enable_mc2_hierarchy_comm"):
+        return
+    hier_span = key_span(scope.serve, "--additional-config", "enable_mc2_hierarchy_comm")
+    if found is not None and found[0]:
+        error = "'fused mc2 op cannot be used with hierarchy communication'"
+        yield Finding(
+            FUSED_MC2,
+            Text(en=f"{found[1]} with enable_mc2_hierarchy_comm=true: {where} stops with ValueError {error}",
+                 zh=f"{found[1]} 与 enable_mc2_hierarchy_comm=true 同用：{where_zh} 会以 ValueError {error} 退出"),
+            found[2],
+            Fix(Text(en="set the fused MC2 switch to 0, or drop enable_mc2_hierarchy_comm",
+                     zh="把融合 MC2 开关设为 0，或删除 enable_mc2_hierarchy_comm")),
+        )
+    if scope.get("version") != MAIN:
+        return
+    drop_hier = Text(en="drop enable_mc2_hierarchy_comm", zh="删除 enable_mc2_hierarchy_comm")
+    hardware = scope.known("hardware_if_known")
+    if hardware is not None and hardware.value == "310p":
+        yield Finding(FUSED_MC2, Text(en="enable_mc2_hierarchy_comm on Atlas 300I (310P): main raises "
+                                      "NotImplementedError (A2 and A3 only)",
+                                      zh="在 Atlas 300I（310P）上开启 enable_mc2_hierarchy_comm：main 会抛出 "
+                                      "NotImplementedError（仅支持 A2 与 A3）"),
+                      hier_span, Fix(drop_hier))
+    experts = scope.known("routed_experts")
+    if experts is not None and experts.value and experts.value > 512:
+        yield Finding(FUSED_MC2, Text(en=f"enable_mc2_hierarchy_comm with {experts.value} routed experts: main supports "
+                                      "at most 512 and stops with ValueError",
+                                      zh=f"enable_mc2_hierarchy_comm 搭配 {experts.value} 个路由专家：main 最多支持 512 个，"
+                                      "会以 ValueError 退出"),
+                      hier_span, Fix(drop_hier))
+
+
+REDUCE_SAMPLE = RuleMeta(
+    id="QL529",
+    name="reduce-sample-conflicts",
+    severity="error",
+    requires=("additional_config", "kv_role", "version"),
+    title=Text(en="enable_reduce_sample where it is refused", zh="在被拒绝的场景下开启了 enable_reduce_sample"),
+    why=Text(
+        en="The experimental reduced sampling path is refused with ValueError on PD prefill nodes (kv_producer) "
+        "and together with finegrained_tp_config.lmhead_tensor_parallel_size. The check exists in v0.23.0 and on "
+        "main; v0.24.0rc1 and v0.25.1rc1 were cut without it and accept the setting.",
+        zh="实验性的精简采样路径在 PD 预填充节点（kv_producer）上，以及与 finegrained_tp_config.lmhead_tensor_parallel_size "
+        "同用时会报 ValueError。该检查存在于 v0.23.0 与 main；v0.24.0rc1、v0.25.1rc1 未包含它，会接受这一设置。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L324-338", "vllm-ascend@main:vllm_ascend/ascend_config.py L297-312",
+             "vllm-ascend@v0.25.1rc1:vllm_ascend/ascend_config.py L273", "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_reduce_sample\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_producer\"}'\n",
+        good="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_reduce_sample\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+def _reduce_sample_checked(scope: Scope) -> bool:
+    tag = scope.get("version")
+    return tag == MAIN or (since(scope, "v0.23.0") and not since(scope, "v0.24.0rc1"))
+
+
+@check(REDUCE_SAMPLE)
+def reduce_sample(scope: Scope):
+    """enable_reduce_sample on kv_producer or with lmhead TP."""
+    config = scope.get("additional_config")
+    if config.get("enable_reduce_sample") is not True or not _reduce_sample_checked(scope):
+        return
+    span = key_span(scope.serve, "--additional-config", "enable_reduce_sample")
+    where, where_zh = at_version(scope), at_release_zh(scope)
+    lmhead = config.get("finegrained_tp_config", {})
+    lmhead = lmhead.get("lmhead_tensor_parallel_size", 0) if isinstance(lmhead, dict) else 0
+    if isinstance(lmhead, int) and lmhead > 0:
+        yield Finding(REDUCE_SAMPLE,
+                      Text(en=f"enable_reduce_sample with finegrained_tp_config.lmhead_tensor_parallel_size {lmhead}: "
+                           f"{where} stops with ValueError (incompatible)",
+                           zh=f"enable_reduce_sample 与 finegrained_tp_config.lmhead_tensor_parallel_size {lmhead} 同用："
+                           f"{where_zh} 会以 ValueError 退出（二者不兼容）"),
+                      span,
+                      Fix(Text(en="disable one of enable_reduce_sample and lmhead tensor parallel",
+                               zh="在 enable_reduce_sample 与 lmhead 张量并行中关闭一个")))
+    if scope.get("kv_role") == "kv_producer":
+        yield Finding(REDUCE_SAMPLE,
+                      Text(en=f"enable_reduce_sample on a PD prefill node (kv_role kv_producer): {where} stops with ValueError",
+                           zh=f"在 PD 预填充节点（kv_role kv_producer）上开启 enable_reduce_sample：{where_zh} 会以 ValueError 退出"),
+                      span,
+                      Fix(Text(en="drop enable_reduce_sample on prefill nodes", zh="在预填充节点上删除 enable_reduce_sample")))
+
+
+KV_NZ = RuleMeta(
+    id="QL530",
+    name="kv-nz-constraints",
+    severity="error",
+    requires=("additional_config", "kv_role", "version"),
+    optional=("mla_attention",),
+    title=Text(en="enable_kv_nz outside an MLA model's PD decode node", zh="enable_kv_nz 用在了 MLA 模型 PD 解码节点之外"),
+    why=Text(
+        en="The NZ layout for the KV cache is implemented for MLA attention (DeepSeek style) on PD decode nodes "
+        "only: vllm-ascend raises RuntimeError for any other model and NotImplementedError when the instance is "
+        "not a kv_consumer. Qwen3/Qwen3.5/Qwen3.6 use GQA attention.",
+        zh="KV 缓存的 NZ 布局只为 PD 解码节点上的 MLA 注意力（DeepSeek 类）实现：其他模型会触发 RuntimeError，实例不是 "
+        "kv_consumer 时会触发 NotImplementedError。Qwen3/Qwen3.5/Qwen3.6 使用的是 GQA 注意力。",
+    ),
+    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L269-280", "vllm-ascend@main:vllm_ascend/ascend_config.py L251-260",
+             "vllm_ascend_facts.md section 2.1"),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --additional-config '{\"enable_kv_nz\": true}' "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        version="v0.23.0",
+    ),),
+)
+
+
+@check(KV_NZ)
+def kv_nz(scope: Scope):
+    """enable_kv_nz on a non-MLA model or off a kv_consumer."""
+    if scope.get("additional_config").get("enable_kv_nz") is not True or not since(scope, "v0.18.0"):
+        return
+    span = key_span(scope.serve, "--additional-config", "enable_kv_nz")
+    where, where_zh = at_version(scope), at_release_zh(scope)
+    mla = scope.known("mla_attention")
+    if mla is not None and mla.value is False:
+        error = "'enable_kv_nz is only supported for mla currently'"
+        yield Finding(KV_NZ, Text(en=f"enable_kv_nz on a GQA model: {where} stops with RuntimeError {error}",
+                                  zh=f"在 GQA 模型上开启 enable_kv_nz：{where_zh} 会以 RuntimeError {error} 退出"),
+                      span, Fix(Text(en="drop enable_kv_nz", zh="删除 enable_kv_nz")))
+        return
+    role = scope.get("kv_role")
+    if role != "kv_consumer":
+        yield Finding(KV_NZ, Text(en=f"enable_kv_nz with {kv_role_phrase(role)}: {where} stops with NotImplementedError "
+                                  "(PD decode nodes only)",
+                                  zh=f"enable_kv_nz 搭配{kv_role_phrase_zh(role)}：{where_zh} 会以 NotImplementedError 退出"
+                                  "（仅支持 PD 解码节点）"),
+                      span, Fix(Text(en="use enable_kv_nz only on kv_consumer instances",
+                                     zh="只在 kv_consumer 实例上使用 enable_kv_nz")))
