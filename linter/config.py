@@ -21,7 +21,6 @@ with the file, line and column.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -91,6 +90,8 @@ def _has_qlint_table(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
+    import tomllib  # only when a configuration file exists
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -105,6 +106,8 @@ def load_config_file(path: Path) -> ConfigFile:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read configuration: {error}", str(path)) from None
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

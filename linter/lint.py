@@ -5,9 +5,12 @@ This is the library entry point the CLI, the tests and qdoc use.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field, replace
 
-from qlint.knowledge.base import KnowledgeBase, load
+from packaging.version import InvalidVersion
+
+from qlint.knowledge.base import KnowledgeBase, load, parse_version
 from qlint.knowledge.images import parse_image
 from qlint.linter.planner import build_plan
 from qlint.linter.shell import ShellSyntaxError, parse_script
@@ -22,6 +25,10 @@ from qlint.linter.suppressions import (
 from qlint.rules.base import SEVERITY_RANK, Finding
 from qlint.rules.graph import Settings, default_graph
 from qlint.rules.plan import LaunchPlan
+
+
+_GC_PAUSE_BYTES = 256 * 1024
+"""Scripts above this size are linted with the cyclic garbage collector paused."""
 
 
 @dataclass
@@ -73,6 +80,14 @@ def lint_bytes(
     ``extra`` are findings about this file from outside it (deployment rules);
     they go through the same policy. Findings are sorted by line, column and rule id.
     """
+    if len(data) > _GC_PAUSE_BYTES and gc.isenabled():
+        # a big script makes hundreds of thousands of long-lived objects, and the cyclic
+        # collector would rescan them again and again (twice the time); refcounting frees them
+        gc.disable()
+        try:
+            return lint_bytes(path, data, settings, kb, bindings, policy, extra)
+        finally:
+            gc.enable()
     kb = kb or load()
     settings = settings or Settings()
     policy = policy or Policy()
@@ -88,9 +103,15 @@ def lint_bytes(
         )
     except RecursionError:
         return LintResult(path=path, error=InputError("script nests too deeply to read"))
-    plan = build_plan(kb, parsed)
-    settings = _with_defaults(settings, plan, policy)
-    findings = default_graph().evaluate(plan, kb, settings) + list(extra or [])
+    try:
+        plan = build_plan(kb, parsed)
+        bad = _bad_directive(plan, source, kb)
+        if bad is not None:
+            return LintResult(path=path, error=bad)
+        settings = _with_defaults(settings, plan, policy)
+        findings = default_graph().evaluate(plan, kb, settings) + list(extra or [])
+    except RecursionError:  # e.g. a JSON value nested thousands deep
+        return LintResult(path=path, error=InputError("script nests too deeply to read"))
     for finding in findings:
         if finding.path is None:
             finding.path = path
@@ -126,6 +147,27 @@ def _with_defaults(settings: Settings, plan: LaunchPlan, policy: Policy) -> Sett
     if policy.version and not settings.version and not imaged and "vllm-ascend" not in stated:
         settings = replace(settings, version=policy.version)
     return settings
+
+
+def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> InputError | None:
+    """A ``# qlint: hardware=`` / ``vllm-ascend=`` directive whose value qlint cannot use."""
+    hardware_ids = [item.id for item in kb.hardware]
+    for directive in plan.directives:
+        line = directive.span.line
+        text = source.line_text(line)
+        hardware = directive.settings.get("hardware")
+        if hardware is not None and hardware.lower() not in hardware_ids:
+            column = text.find("hardware=", directive.span.column - 1) + len("hardware=") + 1
+            return InputError(f"'# qlint: hardware={hardware}' is not one of {', '.join(hardware_ids)}", line, column)
+        version = directive.settings.get("vllm-ascend")
+        if version is not None:
+            try:
+                parse_version(version)
+            except InvalidVersion:
+                column = text.find("vllm-ascend=", directive.span.column - 1) + len("vllm-ascend=") + 1
+                return InputError(f"'# qlint: vllm-ascend={version}' is not a release tag like v0.23.0 or main",
+                                  line, column)
+    return None
 
 
 def _assumed_version(plan: LaunchPlan, kb: KnowledgeBase) -> str | None:

@@ -39,6 +39,7 @@ _WRAPPERS_WITH_ARG = {"timeout": 1, "taskset": 2, "numactl": None}
 _API_SERVER_MODULES = {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"}
 _IMAGE_IN_COMMENT = re.compile(r"[^\s'\"]*vllm-ascend:[^\s'\"]+")
 _DIRECTIVE = re.compile(r"^#\s*qlint:\s*(?P<body>.*)$")
+_CONTINUATION = re.compile(rb"\\\r?\n")
 _DOCKER_SWITCHES = {"--rm", "-it", "-ti", "-i", "-t", "-d", "--privileged", "--init", "--detach", "--interactive", "--tty"}
 
 
@@ -171,7 +172,7 @@ class Planner:
             key = sub_key.rstrip("+")
             try:
                 parsed = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 parsed = text
             option.json = JsonValue(data=_nest(key, parsed), key_spans={key: option.value.span})
             return
@@ -181,9 +182,17 @@ class Planner:
             option.json_error = f"invalid JSON in {option.spelled}: {error.msg}"
             option.json_error_span = _sub_span(source, word, inline_offset + error.pos, inline_offset + error.pos + 1) or option.value.span
             return
+        except RecursionError:
+            option.json_error = f"invalid JSON in {option.spelled}: nested too deeply to read"
+            option.json_error_span = option.value.span
+            return
         spans: dict[str, Span] = {}
         if isinstance(data, dict):
-            for key, (start, end) in key_offsets(text).items():
+            try:
+                offsets = key_offsets(text)
+            except RecursionError:  # nested too deeply to map: the keys keep the option's span
+                offsets = {}
+            for key, (start, end) in offsets.items():
                 span = _sub_span(source, word, inline_offset + start, inline_offset + end)
                 if span is not None:
                     spans[key] = span
@@ -217,7 +226,7 @@ class Planner:
             if script == "launch_online_dp.py":
                 options, _ = self._plain_options(rest[1:], multi=False)
                 return LauncherCommand(kind="launcher", span=simple.span, env=env, argv=argv,
-                                       options={k: v[0] for k, v in options.items()})
+                                       options={k: v[0] for k, v in options.items() if v})
             if script.startswith("load_balance_proxy") and script.endswith(".py"):
                 options, _ = self._plain_options(rest[1:], multi=True)
                 return ProxyCommand(kind="proxy", span=simple.span, env=env, argv=argv,
@@ -286,11 +295,11 @@ class Planner:
                     continue
                 try:
                     data = json.loads(body.value)
-                except ValueError:
+                    offsets = key_offsets(body.value) if isinstance(data, dict) else {}
+                except (ValueError, RecursionError):
                     continue
                 if isinstance(data, dict) and isinstance(data.get("model"), str):
                     span = body.span
-                    offsets = key_offsets(body.value)
                     if "model" in offsets:
                         start, end = offsets["model"]
                         span = _sub_span(source, body, start, end) or body.span
@@ -421,18 +430,9 @@ def dangling_continuations(source: SourceText) -> list[Span]:
 
     data = source.data
     found: list[Span] = []
-    start = 0
     tree = None
-    while True:
-        index = data.find(b"\\\n", start)
-        crlf = data.find(b"\\\r\n", start)
-        if crlf != -1 and (index == -1 or crlf < index):
-            index, width = crlf, 3
-        else:
-            width = 2
-        if index == -1:
-            break
-        start = index + width
+    for match in _CONTINUATION.finditer(data):  # one pass (searching for each kind afresh was quadratic)
+        index, start = match.start(), match.end()
         line_end = data.find(b"\n", start)
         next_line = data[start : len(data) if line_end == -1 else line_end].strip()
         if next_line and start < len(data):

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter as ts
-import tree_sitter_bash as tsb
 
 from qlint.linter.source import SourceText
 from qlint.rules.plan import Span
@@ -32,7 +31,29 @@ class ShellSyntaxError(Exception):
 
 @lru_cache(maxsize=1)
 def _parser() -> ts.Parser:
-    return ts.Parser(ts.Language(tsb.language()))
+    return ts.Parser(ts.Language(_bash_language()))
+
+
+def _bash_language():
+    """The tree-sitter-bash grammar (a capsule for ``ts.Language``).
+
+    Loaded from the package's compiled ``_binding`` module directly: the package's
+    ``__init__`` imports importlib.resources (and with it tempfile, shutil, zipfile...)
+    for query files qlint never reads: several milliseconds of every ``qlint`` start.
+    Any surprise in that layout falls back to the plain import.
+    """
+    try:
+        from importlib.machinery import PathFinder
+
+        package = PathFinder.find_spec("tree_sitter_bash")
+        spec = PathFinder.find_spec("tree_sitter_bash._binding", package.submodule_search_locations)
+        module = spec.loader.create_module(spec)
+        spec.loader.exec_module(module)
+        return module.language()
+    except Exception:  # pragma: no cover - another installation layout
+        import tree_sitter_bash
+
+        return tree_sitter_bash.language()
 
 
 @dataclass
@@ -352,17 +373,21 @@ class _Walker:
         prefix: list[Assignment] = []
         words: list[Word] = []
         for child in node.children:
-            if child.type == "variable_assignment":
+            kind = child.type  # (read once: every property of a tree-sitter node is a call)
+            if kind == "variable_assignment":
                 prefix.append(self.assignment(child, exported=True))
-            elif child.type == "command_name":
+            elif kind == "command_name":
                 inner = child.named_children[0] if child.named_children else child
                 words.append(self.make_word(inner))
-            elif child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+            elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 continue
-            elif child.is_named and child.type != "comment":
-                words.extend(self.split_words(child))
-            elif child.type == "comment":
+            elif kind == "comment":
                 self.comments.append(Comment(self.text(child), self.span(child)))
+            elif child.is_named:
+                if kind in ("simple_expansion", "expansion"):
+                    words.extend(self.split_words(child))
+                else:
+                    words.append(self.make_word(child))
         words.extend(extra or [])
         env = dict(self.vars)
         for assignment in prefix:

@@ -3,7 +3,8 @@
 The package root only carries the version (the one version source: pyproject
 reads it from here). The work lives in the sub-packages: ``qlint.knowledge``
 (cited facts), ``qlint.linter`` (shell parsing, CLI, reporters),
-``qlint.rules`` (the rule graph) and ``qlint.docgen`` (qdoc).
+``qlint.rules`` (the rule graph) and ``qlint.docgen`` (qdoc); ``qlint.testing``
+holds hypothesis strategies for users' own config generators.
 """
 
 __version__ = "0.1.0"

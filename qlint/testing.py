@@ -31,12 +31,15 @@ What the strategies draw:
   rendered by qlint's generator (a :class:`~qlint.linter.generate.Deployment`,
   or just its script text). They lint clean: no warning and no error.
 * :func:`violations` -- a generated script edited so that exactly one named
-  rule fires (no other rule reports a warning or an error), as a
+  rule fires (no other rule reports a warning or an error, except the ones a
+  mutation declares in ``also``: QL201's edit also trips QL105), as a
   :class:`Violation` ``(script, rule)``. :data:`MUTATIONS` is the catalogue:
   one :class:`Mutation` per rule it covers (:func:`mutation_rules` lists them).
-* :func:`pd_pairs` -- a prefill and a decode script of one Mooncake PD
-  deployment (a :class:`PdPair`), built from a generated single-node script;
-  they lint clean together as one deployment.
+* :func:`pd_pairs` -- the prefill, decode and proxy scripts of a 1P1D Mooncake PD
+  deployment from ``qlint.linter.generate.generate_pd`` (a :class:`PdPair`); they
+  lint clean together as one deployment.
+* :func:`shell_texts` -- shell-like text made of launch-script pieces, some of it
+  broken on purpose, for fuzzing script readers.
 
 Multi-node deployments (DP spread over nodes, external DP templates run by
 ``launch_online_dp.py``) are not drawn yet.
@@ -72,16 +75,23 @@ __all__ = [
     "Mutation",
     "MUTATIONS",
     "PdPair",
+    "SHELL_PIECES",
     "Violation",
     "all_configs",
     "configs",
     "deployments",
+    "drop_flag",
+    "flag_value",
+    "json_flag",
     "launch_scripts",
     "lint_findings",
     "mutation_rules",
     "pd_pairs",
     "problems",
     "render",
+    "set_flag",
+    "set_json_flag",
+    "shell_texts",
     "violations",
 ]
 
@@ -206,6 +216,31 @@ def launch_scripts(**filters) -> st.SearchStrategy[str]:
     return deployments(**filters).map(lambda deployment: deployment.script)
 
 
+# -- shell-like text -------------------------------------------------------------
+
+SHELL_PIECES = (
+    "vllm serve ", "Eco-Tech/Qwen3.6-27B-w8a8 ", "--tensor-parallel-size ", "3 ", "--port 8000 ",
+    "--max-model-len 32768 ", "--enable-expert-parallel ", "--data-parallel-size 2 ",
+    "'{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' ", "--compilation-config ", "--speculative-config ",
+    "\"x y\" ", "'a b' ", "$MODEL ", "${PORT:-8000} ", "$1 ", "\"$(hostname)\" ", "`date` ", "$((1+2)) ",
+    "export MODEL=/m/Qwen3.5-27B\n", "PORT=9000\n", "A=\"1 2\"\n", "# 中文注释 café\n", "# qlint: hardware=a3\n",
+    "# qlint: disable=QL206\n", "\\\n  ", "\n", "\r\n", " && ", " | ", "; ", " &\n", "http://<server_ip>:<port>/v1 ",
+    "-H 'k: v' ", "curl ", "-d '{\"model\": \"qwen3.6\"}' ", "echo ", "é ", "中 ", "x\\ y ", "unset A\n",
+    "cat <<EOF\nbody $A\nEOF\n", "nohup ", "python -m vllm.entrypoints.openai.api_server ", "'", "\"", "`",
+    "$(", ")", "{", "}", "<<", "#!/bin/bash\n", "\ufeff",
+)
+"""The pieces launch scripts are made of, unbalanced quotes and brackets included."""
+
+
+def shell_texts(max_pieces: int = 30) -> st.SearchStrategy[str]:
+    """Shell-like text: up to ``max_pieces`` of :data:`SHELL_PIECES` in any order.
+
+    For fuzzing script readers: much of it parses, some of it is broken on purpose
+    (a lone quote, ``$(`` without ``)``, a heredoc without its end).
+    """
+    return st.lists(st.sampled_from(SHELL_PIECES), max_size=max_pieces).map("".join)
+
+
 # -- linting helpers -------------------------------------------------------------
 
 def lint_findings(script: str, path: str = "script.sh", **settings) -> list[Finding]:
@@ -277,6 +312,7 @@ def json_flag(script: str, flag: str) -> dict | None:
 
 
 def set_json_flag(script: str, flag: str, data: dict) -> str:
+    """Set a JSON-valued flag to ``data``, single-quoted as the generator writes it."""
     return set_flag(script, flag, "'" + json.dumps(data, separators=(", ", ": ")) + "'")
 
 
@@ -478,36 +514,39 @@ def _stale_env(draw, deployment, kb) -> str:
 
 # QL601: kv_connector_extra_config that does not describe this engine
 
-def _kv_transfer(deployment, role: str, sizes: dict) -> dict:
-    return {
-        "kv_connector": "MooncakeConnectorV1",
-        "kv_role": role,
-        "kv_port": "36100" if role == "kv_producer" else "36200",  # above the reserved range (QL613)
-        "engine_id": "0" if role == "kv_producer" else "1",
-        "kv_connector_extra_config": sizes,
-    }
+@lru_cache(maxsize=1024)
+def _pd_engine(config: LaunchConfig, role: str) -> Deployment:
+    from qlint.linter.generate import generate
+
+    return generate(_kb(), config.model, config.hardware, "high-throughput", config.quantized, config.version,
+                    port=8100 if role == "prefill" else 8200, role=role)
 
 
-def _pd_ready(deployment, kb) -> bool:
-    hardware = _hardware(deployment, kb)
-    return hardware.supports_pd
+def _pd_ready(config, deployment, kb) -> bool:
+    from qlint.linter.generate import GenerationError
+
+    if not _hardware(deployment, kb).supports_pd:
+        return False
+    try:
+        _pd_engine(config, "prefill")
+    except GenerationError:
+        return False
+    return True
 
 
 def _kv_size_mismatch(draw, deployment, kb) -> str:
-    role = draw(st.sampled_from(["kv_producer", "kv_consumer"]))
-    own = {"tp_size": deployment.tp, "dp_size": deployment.dp}
-    wrong_tp = draw(st.sampled_from([t for t in (1, 2, 4, 8, 16) if t != deployment.tp]))
-    side, other = ("prefill", "decode") if role == "kv_producer" else ("decode", "prefill")
-    sizes = {side: {**own, "tp_size": wrong_tp}, other: dict(own)}
-    script = _as_pd_engine(deployment, kb, role)
-    return set_json_flag(script, "--kv-transfer-config", _kv_transfer(deployment, role, sizes))
+    config = LaunchConfig(deployment.model, deployment.hardware, deployment.scenario,
+                          _is_quantized(deployment, kb), deployment.version)
+    role = draw(st.sampled_from(["prefill", "decode"]))
+    engine = _pd_engine(config, role)
+    transfer = json_flag(engine.script, "--kv-transfer-config")
+    own = transfer["kv_connector_extra_config"][role]
+    own["tp_size"] = draw(st.sampled_from([t for t in (1, 2, 4, 8, 16) if t != own["tp_size"]]))
+    return set_json_flag(engine.script, "--kv-transfer-config", transfer)
 
 
-def _as_pd_engine(deployment, kb, role: str) -> str:
-    script = deployment.script
-    if role == "kv_consumer" and _model(deployment, kb).hybrid:
-        script = set_flag(script, "--no-enable-prefix-caching")  # QL701: hybrid decode nodes
-    return script
+def _is_quantized(deployment, kb) -> bool:
+    return _variant(deployment, kb).quantization == "w8a8"
 
 
 def _always(config, deployment, kb) -> bool:
@@ -544,7 +583,7 @@ MUTATIONS: Mapping[str, Mutation] = {m.rule: m for m in [
     Mutation("QL512", "export an environment variable the release removed",
              lambda c, d, kb: bool(_removed_env(d, kb)), _stale_env),
     Mutation("QL601", "a kv_connector_extra_config whose own block has the wrong tp_size",
-             lambda c, d, kb: _pd_ready(d, kb), _kv_size_mismatch),
+             lambda c, d, kb: _pd_ready(c, d, kb), _kv_size_mismatch),
 ]}
 """The mutation catalogue: rule id -> how to break that rule in a generated script."""
 
@@ -598,40 +637,41 @@ def _violation(rule: str, applicable: tuple[LaunchConfig, ...]) -> st.SearchStra
 # -- PD pairs ---------------------------------------------------------------------
 
 class PdPair(NamedTuple):
-    """The prefill (kv_producer) and decode (kv_consumer) scripts of one PD deployment."""
+    """A 1P1D PD deployment from ``qlint.linter.generate.generate_pd``: the prefill node's
+    script (kv_producer), the decode node's (kv_consumer), the proxy, and the configuration."""
 
     prefill: str
     decode: str
+    proxy: str
     config: LaunchConfig
 
 
+@lru_cache(maxsize=1024)
 def _pd_pair(config: LaunchConfig) -> PdPair:
-    kb = _kb()
-    deployment = render(config)
-    sizes = {
-        "prefill": {"tp_size": deployment.tp, "dp_size": deployment.dp},
-        "decode": {"tp_size": deployment.tp, "dp_size": deployment.dp},
-    }
-    scripts = []
-    for role in ("kv_producer", "kv_consumer"):
-        script = _as_pd_engine(deployment, kb, role)
-        script = set_json_flag(script, "--kv-transfer-config", _kv_transfer(deployment, role, sizes))
-        if role == "kv_consumer":
-            script = set_flag(script, "--port", str(8100))
-        scripts.append(script)
-    return PdPair(scripts[0], scripts[1], config)
+    from qlint.linter.generate import generate_pd
+
+    pd = generate_pd(_kb(), config.model, config.hardware, config.quantized, config.version)
+    return PdPair(pd.prefill.script, pd.decode.script, pd.proxy, config)
 
 
 def pd_pairs(**filters) -> st.SearchStrategy[PdPair]:
-    """Prefill and decode scripts of one Mooncake PD deployment on one node type.
+    """1P1D Mooncake PD deployments qlint's generator builds (prefill, decode, proxy).
 
-    Built from a generated script of a configuration whose hardware supports PD
-    (A2, A3): the same TP/DP on both sides, a ``--kv-transfer-config`` per role
-    and prefix caching off on decode nodes of hybrid models. Filters as in
-    :func:`configs`.
+    Drawn from the configurations of :func:`configs` (same filters; the scenario is
+    always the generator's high-throughput sizing) whose hardware supports PD (A2, A3)
+    and which ``generate_pd`` accepts. The three scripts lint clean as one deployment.
     """
-    kb = _kb()
-    chosen = [c for c in _select(**filters) if kb.hardware_by_id(c.hardware).supports_pd]
+    from qlint.linter.generate import GenerationError
+
+    chosen = []
+    for config in _select(**filters):
+        if config.scenario != "high-throughput":
+            continue
+        try:
+            _pd_pair(config)
+        except GenerationError:
+            continue
+        chosen.append(config)
     if not chosen:
-        raise ValueError("no configuration matching the filters runs on hardware that supports PD")
+        raise ValueError("no configuration matching the filters can be deployed as 1P1D PD")
     return st.sampled_from(chosen).map(_pd_pair)

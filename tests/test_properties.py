@@ -35,19 +35,7 @@ from conftest import FIXTURES
 
 SEEDS = sorted((FIXTURES / "seeds").glob("*.sh"))
 
-# -- shell-like text: the pieces launch scripts are made of ----------------------------
-
-_PIECES = [
-    "vllm serve ", "Eco-Tech/Qwen3.6-27B-w8a8 ", "--tensor-parallel-size ", "3 ", "--port 8000 ",
-    "--max-model-len 32768 ", "--enable-expert-parallel ", "--data-parallel-size 2 ",
-    "'{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' ", "--compilation-config ", "--speculative-config ",
-    "\"x y\" ", "'a b' ", "$MODEL ", "${PORT:-8000} ", "$1 ", "\"$(hostname)\" ", "`date` ", "$((1+2)) ",
-    "export MODEL=/m/Qwen3.5-27B\n", "PORT=9000\n", "A=\"1 2\"\n", "# 中文注释 café\n", "# qlint: hardware=a3\n",
-    "\\\n  ", "\n", "\r\n", " && ", " | ", "; ", " &\n", "http://<server_ip>:<port>/v1 ", "-H 'k: v' ",
-    "curl ", "-d '{\"model\": \"qwen3.6\"}' ", "echo ", "é ", "中 ", "x\\ y ", "unset A\n",
-    "cat <<EOF\nbody $A\nEOF\n", "nohup ", "python -m vllm.entrypoints.openai.api_server ",
-]
-shell_text = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
+shell_text = qt.shell_texts()
 
 
 def _parse(text: str):
@@ -110,7 +98,8 @@ def test_every_generated_config_lints_clean(deployment):
 
 @given(qt.pd_pairs())
 def test_generated_pd_pairs_lint_clean_as_one_deployment(pair):
-    results = lint_deployment([("prefill.sh", pair.prefill.encode()), ("decode.sh", pair.decode.encode())])
+    results = lint_deployment([("prefill.sh", pair.prefill.encode()), ("decode.sh", pair.decode.encode()),
+                               ("proxy.sh", pair.proxy.encode())])
     found = [(r.path, f.rule.id, f.message) for r in results for f in r.findings if f.level != "info"]
     assert all(r.error is None for r in results) and found == []
 
