@@ -129,7 +129,7 @@ def _json_error_text(option) -> Text:
 
 @check(UNKNOWN_FLAG)
 def unknown_flag(scope: Scope):
-    names = [spec.name for spec in scope.kb.flags]
+    names = scope.kb.flag_names  # built once per knowledge base
     for option in scope.serve.all_options:
         if option.known:
             continue

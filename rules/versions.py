@@ -17,6 +17,7 @@ from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.platform_310p import at_version, release
+from qlint.rules.platform_310p import at_version_zh as at_release_zh  # one wording for all families
 
 MOE_ON_310P_SINCE = "v0.15.0rc1"  # vllm-ascend#6530 "310p support MOE models"
 DRAFT_SPEC_ON_310P_SINCE = "v0.21.0rc1"  # vllm-ascend#10309 "Qwen3.5 Support MTP and graphmode" (310P)
@@ -33,13 +34,6 @@ def paired_vllm(scope: Scope, tag: str) -> str:
         if item.tag == tag:
             return item.vllm.removeprefix("v")
     return parse_version(tag).base_version
-
-
-def at_release_zh(scope: Scope) -> str:
-    """The Chinese wording of ``at_version``: ``vllm-ascend v0.23.0``（假定为最新稳定版）."""
-    known = scope.known("version")
-    suffix = "（假定为最新稳定版）" if known.origin.startswith("assumed") else ""
-    return f"vllm-ascend {known.value}{suffix}"
 
 
 def _vllm_of(tag: str) -> str:
