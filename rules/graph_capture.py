@@ -234,12 +234,7 @@ FLASHCOMM1 = RuleMeta(
 
 def _json_span(scope: Scope, flag: str, key: str) -> Span:
     """The span of a JSON key's value, else the option's value, else the command."""
-    option = scope.serve.opt(flag)
-    if option is None:
-        return scope.serve.span
-    if option.json is not None and key in option.json.key_spans:
-        return option.json.key_spans[key]
-    return option.value.span if option.value is not None else option.span
+    return scope.serve.key_span(flag, key)
 
 
 def _list_spaced(scope: Scope, key: str) -> bool:

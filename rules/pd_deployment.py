@@ -57,12 +57,7 @@ def engines(scope: Scope) -> list[Engine]:
 
 
 def _span_of(serve: ServeCommand, flag: str, key: str | None = None) -> Span:
-    option = serve.opt(flag)
-    if option is None:
-        return serve.span
-    if key is not None and option.json is not None and key in option.json.key_spans:
-        return option.json.key_spans[key]
-    return option.value.span if option.value is not None else option.span
+    return serve.value_span(flag) if key is None else serve.key_span(flag, key)
 
 
 def _name(plan: LaunchPlan) -> str:

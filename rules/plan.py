@@ -139,6 +139,20 @@ class ServeCommand(Command):
         option = self.options.get(name)
         return option is not None and not option.negated
 
+    def value_span(self, name: str) -> Span:
+        """The span of an option's value, else of the option, else of the whole command."""
+        option = self.options.get(name)
+        if option is None:
+            return self.span
+        return option.value.span if option.value is not None else option.span
+
+    def key_span(self, name: str, dotted: str) -> Span:
+        """The span of a JSON key's value in a JSON option, else as ``value_span``."""
+        option = self.options.get(name)
+        if option is not None and option.json is not None and dotted in option.json.key_spans:
+            return option.json.key_spans[dotted]
+        return self.value_span(name)
+
 
 @dataclass(slots=True)
 class ClientCommand(Command):

@@ -26,18 +26,12 @@ def since(scope: Scope, tag: str) -> bool:
 
 def value_span(serve: ServeCommand, flag: str) -> Span:
     """The span of an option's value, else of the option, else of the command."""
-    option = serve.opt(flag)
-    if option is None:
-        return serve.span
-    return option.value.span if option.value is not None else option.span
+    return serve.value_span(flag)
 
 
 def key_span(serve: ServeCommand, flag: str, dotted: str) -> Span:
     """The span of a JSON key's value in a JSON option, else of the option's value."""
-    option = serve.opt(flag)
-    if option is not None and option.json is not None and dotted in option.json.key_spans:
-        return option.json.key_spans[dotted]
-    return value_span(serve, flag)
+    return serve.key_span(flag, dotted)
 
 
 def env_text(serve: ServeCommand, name: str) -> str | None:
