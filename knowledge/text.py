@@ -17,6 +17,7 @@ CITATION = re.compile(
     r"|case-\d\d.*"  # handed case rebuilt from a public report
     r"|vllm_ascend_facts\.md section [\d.]+.*"  # project reference notes (facts)
     r"|anchors\.md section [\w.]+.*"  # project reference notes (how other linters do it)
+    r"|https://\S+"  # a public URL (the form every citation is moving to)
     r")$"
 )
 
