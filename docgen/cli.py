@@ -60,6 +60,18 @@ def main() -> None:
     """Build qlint's bilingual documentation (guides, rules, FAQ) from its knowledge base."""
 
 
+def _require_docs_extra() -> None:
+    """Exit 2 with the install line when the Sphinx toolchain (the ``docs`` extra) is missing."""
+    import importlib.util
+
+    missing = [name for name in ("sphinx", "myst_parser", "sphinx_click") if importlib.util.find_spec(name) is None]
+    if missing:
+        click.echo(f"qdoc: the HTML site needs the docs extra ({', '.join(missing)} not installed): "
+                   "pip install 'qlint-ascend[docs]'  (or write Markdown without it: qdoc build --format markdown)",
+                   err=True)
+        sys.exit(2)
+
+
 @main.command("build")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory [default: docs/_build/html, or docs/_build/markdown with --format markdown].")
@@ -74,6 +86,8 @@ def build_command(out, lang, output_format, source):
     from qlint.docgen.site import render_site
 
     started = time.monotonic()
+    if output_format == "html":
+        _require_docs_extra()
     kb = _load()
     langs = _langs(lang)
     flavor = "myst" if output_format == "html" else "markdown"

@@ -44,7 +44,7 @@ What the strategies draw:
 Multi-node deployments (DP spread over nodes, external DP templates run by
 ``launch_online_dp.py``) are not drawn yet.
 
-hypothesis is a test dependency of qlint (``pip install 'qlint[test]'``);
+hypothesis is a test dependency of qlint (``pip install 'qlint-ascend[test]'``);
 importing this module without it raises an ImportError that says so.
 """
 
@@ -55,7 +55,7 @@ try:
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
         "qlint.testing needs hypothesis, which is a test extra of qlint: "
-        "pip install 'qlint[test]' (or pip install hypothesis)"
+        "pip install 'qlint-ascend[test]' (or pip install hypothesis)"
     ) from error
 
 import itertools

@@ -206,3 +206,15 @@ def test_markdown_build_writes_both_languages(tmp_path):
     assert (tmp_path / "en" / "guides" / "qwen3.6-27b-a3.md").is_file()
     assert (tmp_path / "zh_CN" / "faq.md").is_file()
     assert not (tmp_path / "en" / "conf.py").exists()
+
+
+def test_build_without_the_docs_extra_names_the_install_line(monkeypatch, tmp_path):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: None if name == "sphinx" else real_find_spec(name, *a, **k))
+    result = CliRunner().invoke(main, ["build", "--out", str(tmp_path / "site")])
+    assert result.exit_code == 2
+    assert "pip install 'qlint-ascend[docs]'" in result.output and "sphinx" in result.output
+    assert not (tmp_path / "site").exists()

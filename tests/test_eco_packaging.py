@@ -114,8 +114,8 @@ def test_wheel_installs_in_a_fresh_venv_and_lints(source_copy, tmp_path):
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist),
                             str(source_copy)], capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr
-    [wheel] = dist.glob("qlint-*.whl")
-    assert wheel.name.startswith(f"qlint-{qlint.__version__}-")
+    [wheel] = dist.glob("qlint_ascend-*.whl")
+    assert wheel.name.startswith(f"qlint_ascend-{qlint.__version__}-")
     names = set(zipfile.ZipFile(wheel).namelist())
     data_files = {p.name for p in (ROOT / "knowledge" / "data").glob("*.toml")}
     assert data_files and {f"qlint/knowledge/data/{name}" for name in data_files} <= names
