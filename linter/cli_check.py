@@ -1,0 +1,182 @@
+"""``qlint check PATH...``: lint the inputs deployment by deployment, apply or
+show fixes, report, and choose the exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+import click
+
+from qlint.linter.cli_args import FORMATS, config_cache, default_lang, fail, overrides, selection_options
+from qlint.linter.cli_inputs import deployments, read
+from qlint.linter.cli_report import report
+
+DIFFS: list[str] = []
+"""Files for which --diff printed a change (this process)."""
+
+
+@dataclass(frozen=True)
+class FixMode:
+    """What to do with fixes: ``write`` (--fix), ``diff`` (--diff), ``unsafe`` (--unsafe-fixes)."""
+
+    write: bool = False
+    diff: bool = False
+    unsafe: bool = False
+
+
+def choose_format(output_format, statistics):
+    """The output format: as asked, else ``github`` under GitHub Actions, else ``text``."""
+    if output_format is None:
+        if statistics:
+            return "text"
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    if statistics and output_format != "text":
+        raise click.UsageError("--statistics prints a text table; drop --format or use --format text")
+    return output_format
+
+
+def use_color(choice: str) -> bool:
+    """``--color``: always, never, or auto (a terminal without NO_COLOR)."""
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, required=True)
+@selection_options
+@click.option("--format", "output_format", type=FORMATS, default=None,
+              help="Output format [default: text; github when GITHUB_ACTIONS=true].")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad input).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files in place, then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="Also apply fixes that change behaviour beyond the finding (TP/DP, lengths); with --fix or --diff.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the fixes as a unified diff, write nothing, and report what the fixes would leave (exit 1 when a file would change).")
+@click.option("--no-inline-suppressions", is_flag=True, help="Ignore every '# qlint: disable' comment.")
+@click.option("--show-suppressed", is_flag=True, help="Text format: also list suppressed findings with their reasons.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no notes.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour severities (auto: on a terminal, unless NO_COLOR is set).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default=None,
+              help="Language of messages and fixes (default: from the locale).")
+@click.option("--launcher", metavar="COMMAND",
+              help="The launch_online_dp.py command that runs the DP template(s), e.g. "
+                   "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.")
+def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
+                  fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics, color,
+                  lang, launcher):
+    """Lint launch scripts (files, directories, or - for stdin)."""
+    from qlint.knowledge.base import KnowledgeError, load
+    from qlint.rules.graph import Settings
+
+    DIFFS.clear()
+    output_format = choose_format(output_format, statistics)
+    chosen = overrides(hardware, version, select, ignore, fail_level)
+    groups = deployments(paths)
+    if unsafe_fixes and not (fix or show_diff):
+        raise click.UsageError("--unsafe-fixes goes with --fix or --diff")
+    if fix and show_diff:
+        raise click.UsageError("--diff shows the fixes without writing; drop --fix")
+    if fix and any("-" in group for group in groups):
+        raise click.UsageError("--fix rewrites files; it cannot be used with - (stdin)")
+    mode = FixMode(write=fix, diff=show_diff, unsafe=unsafe_fixes)
+    cache = config_cache(config_path)
+    try:
+        kb = load()
+    except KnowledgeError as error:
+        fail(f"qlint: knowledge base is broken: {error}")
+    chosen_launcher = None
+    if launcher is not None:
+        from qlint.linter.deployment import parse_launcher
+
+        try:
+            chosen_launcher = parse_launcher(launcher, kb)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--launcher")
+    settings = Settings(hardware=chosen.hardware, version=chosen.vllm_ascend)
+    checked = []  # (LintResult, Effective)
+    notices: list = []  # sarif.Notice of each input error
+    for group in groups:
+        checked += lint_group(group, cache, chosen, settings, kb, chosen_launcher, mode, quiet, notices,
+                              inline=not no_inline_suppressions)
+    results = [result for result, _ in checked]
+    report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
+           show_suppressed=show_suppressed, color=use_color(color), lang=lang or default_lang())
+    if notices:
+        sys.exit(2)
+    if show_diff:  # like ruff --diff: exit 1 when a file would change
+        sys.exit(1 if DIFFS and not exit_zero else 0)
+    failing = any(effective.is_failure(f.level) for result, effective in checked for f in result.findings)
+    sys.exit(1 if failing and not exit_zero else 0)
+
+
+def lint_group(group, cache, overrides, settings, kb, launcher, mode, quiet, notices, *, inline):
+    """Lint one deployment: per-file policies, optional fixes, then the deployment pass."""
+    from qlint.linter.config import ConfigError, resolve
+    from qlint.linter.deployment import lint_deployment
+    from qlint.linter.lint import Policy, lint_bytes
+
+    inputs, policies, effectives, first = [], {}, {}, []
+    for path in group:
+        display = "<stdin>" if path == "-" else path
+        try:
+            effective = resolve(cache.for_path(path), overrides)
+        except ConfigError as error:
+            fail(str(error))
+        policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
+                        inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
+
+        def lint(content: bytes, display=display, policy=policy):
+            return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
+
+        result = lint_path(path, display, lint, mode, quiet, notices)
+        if result is None:
+            continue
+        inputs.append((display, result.source.data))
+        first.append(result)
+        policies[display] = policy
+        effectives[display] = effective
+    results = lint_deployment(inputs, settings, kb, launcher, policies, first) if inputs else []
+    return [(result, effectives[result.path]) for result in results]
+
+
+def lint_path(path, display, lint, mode, quiet, notices):
+    """Read, lint (and with fixes asked for, repair or diff) one path; None after an input error."""
+
+    def failed(line, column, message):
+        from qlint.linter.sarif import Notice
+
+        notices.append(Notice(display, line, column, message))
+        click.echo(f"{display}:{line}:{column}: error: {message}", err=True)
+
+    try:
+        data = read(path)
+    except OSError as error:
+        return failed(1, 1, f"cannot read file: {error.strerror or error}")
+    if not (mode.write or mode.diff):
+        result = lint(data)
+    else:
+        from qlint.linter.fixer import fix_bytes, unified_diff, write_atomic  # tempfile: only when fixing
+
+        outcome = fix_bytes(display, data, lint, unsafe=mode.unsafe)
+        result = outcome.result
+        if outcome.data is not None and mode.diff:
+            click.echo(unified_diff(display, data, outcome.data), nl=False)
+            DIFFS.append(display)
+            result = outcome.result  # what would be left after the fixes
+        elif outcome.data is not None:
+            try:
+                write_atomic(path, outcome.data)
+            except OSError as error:
+                return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}")
+            if not quiet:
+                click.echo(f"{display}: fixed {outcome.applied} problem(s)", err=True)
+        elif outcome.rolled_back:
+            click.echo(f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
+    if result.error is not None:
+        return failed(result.error.line, result.error.column, result.error.message)
+    return result

@@ -1,0 +1,40 @@
+"""How ``qlint check`` prints its results: text, JSON, SARIF, GitHub annotations or
+per-rule statistics, then the summary line."""
+
+from __future__ import annotations
+
+import click
+
+
+def report(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en"):
+    """Print ``results`` (LintResult list) in ``output_format``; ``notices`` are the input errors."""
+    from qlint.linter.reporters import render_json, render_text, summary
+    from qlint.linter.reporters import statistics as count_per_rule
+
+    assumed = sorted({r.assumed_version for r in results if r.assumed_version})
+    if assumed and not quiet and output_format in ("text", "github"):
+        click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
+                   "(latest stable)", err=True)
+    if output_format == "json":
+        click.echo(render_json(results, kb, lang))
+        return
+    if output_format == "sarif":
+        from qlint.linter.sarif import render_sarif
+
+        click.echo(render_sarif(results, notices, lang))
+        return
+    if output_format == "github":
+        from qlint.linter.github import render_github
+
+        text = render_github(results, lang)
+    elif statistics:
+        text = count_per_rule(results)
+    else:
+        text = render_text(results, kb, color=color, show_suppressed=show_suppressed, lang=lang)
+    if text:
+        click.echo(text, color=color or None)
+    if not quiet:
+        line = summary(results)
+        if notices:
+            line += f"; {len(notices)} input(s) could not be read (see the errors above)"
+        click.echo(line)
