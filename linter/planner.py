@@ -426,7 +426,7 @@ def dangling_continuations(source: SourceText) -> list[Span]:
     Only backslashes outside quotes count: the tree-sitter node covering the
     backslash must not be a string, raw string, comment or heredoc.
     """
-    from qlint.linter.shell import _parser  # the cached parser
+    from qlint.linter.shell import parse_tree  # the cached parser, crash-safe input
 
     data = source.data
     found: list[Span] = []
@@ -438,7 +438,7 @@ def dangling_continuations(source: SourceText) -> list[Span]:
         if next_line and start < len(data):
             continue
         if tree is None:
-            tree = _parser().parse(data)
+            tree = parse_tree(data)
         node = tree.root_node.descendant_for_byte_range(index, index + 1)
         inside = False
         while node is not None:

@@ -34,6 +34,22 @@ def _parser() -> ts.Parser:
     return ts.Parser(ts.Language(_bash_language()))
 
 
+# Every byte of a multi-byte UTF-8 character becomes "." for the parser only.
+_ASCII_FOR_PARSER = bytes(range(128)) + b"." * 128
+
+
+def parse_tree(data: bytes) -> ts.Tree:
+    """Parse ``data`` with tree-sitter-bash, never handing it a non-ASCII byte.
+
+    tree-sitter-bash's scanner crashes the process (SIGSEGV, seen with 0.23.3 to
+    0.25.1) on a ``{`` followed by a code point of the upper Unicode planes, e.g.
+    ``"{\U000D0000}"``. No non-ASCII character is shell syntax, so each of its bytes
+    is replaced by ``.`` in the parser's copy: offsets, and so every span and every
+    word (always sliced from the original bytes), stay as they were.
+    """
+    return _parser().parse(data.translate(_ASCII_FOR_PARSER))
+
+
 def _bash_language():
     """The tree-sitter-bash grammar (a capsule for ``ts.Language``).
 
@@ -468,7 +484,7 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None) -> 
         # bash ends a command at EOF even after a line continuation; tree-sitter
         # wants one more newline. Appending at the end shifts no offset.
         data += b"\n\n"
-    tree = _parser().parse(data)
+    tree = parse_tree(data)
     root = tree.root_node
     if root.has_error:
         bad = _first_error(root)

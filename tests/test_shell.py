@@ -107,3 +107,30 @@ def test_reader_never_crashes(text):
         parse_script(source)
     except (ShellSyntaxError, InputError):
         pass
+
+
+def test_upper_plane_characters_after_a_brace_do_not_crash_the_parser():
+    """tree-sitter-bash's scanner segfaults on "{" + a plane 11-16 code point; qlint never hands it one.
+
+    Run in a child process: a regression would kill the interpreter, not fail an assert.
+    """
+    import subprocess
+    import sys
+
+    code = (
+        "from qlint.linter.shell import parse_script\n"
+        "from qlint.linter.source import SourceText\n"
+        "for cp in (0xB0000, 0xC0000, 0xD0000, 0xE0000, 0xF0000, 0x10FFFD):\n"
+        "    for _ in range(40):\n"
+        "        script = parse_script(SourceText.from_bytes('f.sh', ('vllm serve {' + chr(cp) + '} m\\n').encode()))\n"
+        "assert [w.value for w in script.commands[0].words][:2] == ['vllm', 'serve']\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stderr[-2000:])
+
+
+def test_non_ascii_words_keep_their_text_and_spans():
+    script = parse("vllm serve /models/模型 --served-model-name ‘名字’\n")
+    values = words(script.commands[0])
+    assert values[2] == "/models/模型" and values[4] == "‘名字’"
