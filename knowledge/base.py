@@ -8,7 +8,6 @@ field (``models.toml: model[3].variants[0].weights_gb: ...``).
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -295,11 +294,16 @@ def _cache_dir() -> Path | None:
     return Path(base) / "qlint"
 
 
-def _build(blobs: dict[str, bytes]) -> "KnowledgeBase":
-    fields = {
-        name: _validate(filename, key, model, blobs[filename]) for name, filename, key, model in DATA_FILES
-    }
-    base = KnowledgeBase(**fields)
+SHIPPED = "compiled.json"
+"""The compiled knowledge shipped in the package (``python -m qlint.knowledge.compiled`` writes it)."""
+
+
+def _validated_fields(blobs: dict[str, bytes]) -> dict[str, list[Record]]:
+    return {name: _validate(filename, key, model, blobs[filename]) for name, filename, key, model in DATA_FILES}
+
+
+def _assemble(fields: dict[str, list[Record]]) -> "KnowledgeBase":
+    base = KnowledgeBase(**{name: fields[name] for name, _, _, _ in DATA_FILES})
     for release in base.releases:
         try:
             parse_version(release.tag)
@@ -308,38 +312,92 @@ def _build(blobs: dict[str, bytes]) -> "KnowledgeBase":
     return base
 
 
-@lru_cache(maxsize=1)
-def load() -> KnowledgeBase:
-    """Load the knowledge base: validated with pydantic when the data files change,
-    then served from a compiled cache (``$QLINT_CACHE_DIR``, default
-    ``~/.cache/qlint``; ``QLINT_CACHE_DIR=off`` disables it).
+def _build(blobs: dict[str, bytes]) -> "KnowledgeBase":
+    return _assemble(_validated_fields(blobs))
 
-    Raises KnowledgeError when a file is missing or a field is invalid (the
-    message names the file and the field path).
-    """
+
+def _blobs_and_digest() -> tuple[dict[str, bytes], str]:
     blobs = {filename: _read(filename) for _, filename, _, _ in DATA_FILES}
     digest = _blake2b(__version__.encode(), digest_size=16)
     for filename in sorted(blobs):
         digest.update(filename.encode() + b"\0" + blobs[filename] + b"\0")
-    directory = _cache_dir()
-    cache = directory / f"knowledge-{digest.hexdigest()}.pickle" if directory else None
-    if cache is not None and cache.is_file():
-        try:
-            with cache.open("rb") as handle:
-                base = pickle.load(handle)
-            if isinstance(base, KnowledgeBase):
-                return base
-        except Exception:  # a stale or damaged cache is rebuilt
-            pass
-    base = _build(blobs)
-    if cache is not None:
-        import tempfile
+    return blobs, digest.hexdigest()
 
+
+def _compiled_fields(digest: str) -> dict[str, list[Record]] | None:
+    """The records from the shipped compiled file, else from the user's cache; None when neither matches."""
+    from qlint.knowledge import compiled
+
+    try:
+        with open(os.path.join(_DATA_DIR, SHIPPED), "rb") as handle:
+            fields = compiled.loads(handle.read(), digest, Record)
+    except OSError:
+        fields = None
+    if fields is not None:
+        return fields
+    directory = _cache_dir()
+    cache = directory / f"knowledge-{digest}.json" if directory else None
+    if cache is None or not compiled.trusted_cache_file(cache):
+        return None  # another user's or a world-writable file is never read
+    try:
+        return compiled.loads(cache.read_bytes(), digest, Record)
+    except OSError:
+        return None
+
+
+def _write_cache(digest: str, fields: dict[str, list[Record]]) -> None:
+    from qlint.knowledge import compiled
+
+    directory = _cache_dir()
+    if directory is None:
+        return
+    import tempfile
+
+    try:
+        blob = compiled.dumps(digest, fields, Record)
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".knowledge-", suffix=".tmp",
+                                         delete=False) as handle:  # created with mode 0600
+            try:
+                handle.write(blob)
+            except OSError:
+                os.unlink(handle.name)
+                raise
+        os.replace(handle.name, directory / f"knowledge-{digest}.json")
+    except (OSError, TypeError):
+        pass  # a read-only home (or a full disk) only costs the validation time
+
+
+def write_shipped(path: Path | None = None) -> Path:
+    """Validate the data files and write the compiled form shipped in the package; returns its path."""
+    from qlint.knowledge import compiled
+
+    blobs, digest = _blobs_and_digest()
+    target = path or Path(_DATA_DIR) / SHIPPED
+    fields = _validated_fields(blobs)
+    _assemble(fields)  # the same checks as a load
+    target.write_bytes(compiled.dumps(digest, fields, Record) + b"\n")
+    return target
+
+
+@lru_cache(maxsize=1)
+def load() -> KnowledgeBase:
+    """Load the knowledge base: from the compiled form shipped in the package when it was
+    built from these data files, else from the user's cache (``$QLINT_CACHE_DIR``, default
+    ``~/.cache/qlint``; ``QLINT_CACHE_DIR=off`` disables it), else validated with pydantic
+    (and then cached). Compiled forms are JSON (see ``qlint.knowledge.compiled``).
+
+    Raises KnowledgeError when a file is missing or a field is invalid (the
+    message names the file and the field path).
+    """
+    blobs, digest = _blobs_and_digest()
+    fields = _compiled_fields(digest)
+    if fields is not None:
         try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as handle:
-                pickle.dump(base, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(handle.name, cache)
-        except OSError:
-            pass  # a read-only home only costs the validation time
+            return _assemble(fields)
+        except (TypeError, KeyError, AttributeError, KnowledgeError):
+            pass  # a damaged compiled form is rebuilt from the data files
+    fields = _validated_fields(blobs)
+    base = _assemble(fields)
+    _write_cache(digest, fields)
     return base

@@ -1,0 +1,90 @@
+"""The compiled knowledge (shipped file and user cache): JSON that cannot run code, used only when it
+matches the data files, never read from a file another user could have planted."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import pytest
+
+from qlint.knowledge import base, compiled
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("QLINT_CACHE_DIR", str(directory))
+    monkeypatch.setattr(base, "SHIPPED", "no-such-compiled.json")  # the user cache is what is tested
+    base.load.cache_clear()
+    yield directory
+    base.load.cache_clear()
+
+
+def _canonical(kb: base.KnowledgeBase) -> bytes:
+    fields = {name: getattr(kb, name) for name, _, _, _ in base.DATA_FILES}
+    return compiled.dumps("x", fields, base.Record)
+
+
+def test_the_cache_holds_exactly_what_validation_gives(cache_dir):
+    first = base.load()
+    [written] = list(cache_dir.glob("knowledge-*.json"))
+    assert written.stat().st_mode & 0o077 == 0  # private to this user
+    base.load.cache_clear()
+    second = base.load()
+    assert second is not first
+    assert _canonical(second) == _canonical(first)
+    assert second.model("Qwen3.6-27B").id == "Qwen3.6-27B"
+    assert not list(cache_dir.glob(".knowledge-*"))  # no temporary file left behind
+
+
+def test_a_planted_pickle_never_runs(cache_dir, tmp_path):
+    base.load()
+    [written] = list(cache_dir.glob("knowledge-*.json"))
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    written.write_bytes(pickle.dumps(Payload()))
+    (cache_dir / written.name.replace(".json", ".pickle")).write_bytes(pickle.dumps(Payload()))
+    base.load.cache_clear()
+    kb = base.load()
+    assert not marker.exists()
+    assert kb.model("Qwen3.6-27B").id == "Qwen3.6-27B"
+
+
+def test_a_cache_file_others_can_write_is_ignored(cache_dir):
+    base.load()
+    [written] = list(cache_dir.glob("knowledge-*.json"))
+    altered = written.read_bytes().replace(b'"Qwen3.6-27B"', b'"Planted-Model"')
+    assert altered != written.read_bytes()
+    written.write_bytes(altered)
+    os.chmod(written, 0o666)
+    base.load.cache_clear()
+    assert [m.id for m in base.load().models if m.id == "Planted-Model"] == []
+    # the ignored file was replaced by a fresh cache; the same altered content, private, is this user's own
+    written.write_bytes(altered)
+    os.chmod(written, 0o600)
+    base.load.cache_clear()
+    assert [m.id for m in base.load().models if m.id == "Planted-Model"] == ["Planted-Model"]
+
+
+@pytest.mark.parametrize("blob", [b"", b"{", b"[]", b'{"format": 1, "digest": "0", "fields": {}}', b"\x80\x04K\x01."])
+def test_damaged_or_stale_blobs_are_refused(blob):
+    assert compiled.loads(blob, "digest", base.Record) is None
+
+
+def test_the_shipped_form_is_used_when_it_matches(tmp_path, monkeypatch):
+    target = base.write_shipped(tmp_path / "compiled.json")
+    blobs, digest = base._blobs_and_digest()
+    fields = compiled.loads(target.read_bytes(), digest, base.Record)
+    assert fields is not None
+    assert _canonical(base._assemble(fields)) == _canonical(base._build(blobs))
+    assert compiled.loads(target.read_bytes(), "another-digest", base.Record) is None
+
+
+def test_encode_refuses_types_json_cannot_hold():
+    with pytest.raises(TypeError):
+        compiled.encode({1, 2}, base.Record)
