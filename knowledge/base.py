@@ -8,6 +8,7 @@ field (``models.toml: model[3].variants[0].weights_gb: ...``).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load
         RedundantSetting,
         Release,
         SubConfig,
+        WeightFormat,
     )
 
 # (KnowledgeBase field, data file, top-level TOML key, pydantic model in qlint.knowledge.models)
@@ -48,6 +50,7 @@ DATA_FILES = (
     ("redundant", "redundant.toml", "redundant", "RedundantSetting"),
     ("architectures", "architectures.toml", "architecture", "Architecture"),
     ("log_signatures", "log_signatures.toml", "signature", "LogSignature"),
+    ("weight_formats", "weight_formats.toml", "format", "WeightFormat"),
 )
 
 
@@ -160,6 +163,14 @@ def _basename(reference: str) -> str:
     return reference.rstrip("/").rsplit("/", 1)[-1].lower()
 
 
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def name_words(reference: str) -> list[str]:
+    """The lower-case words of a checkpoint name's last path component (split at -, _, ., ...)."""
+    return [word for word in _WORD_SPLIT.split(_basename(reference)) if word]
+
+
 @dataclass
 class ModelMatch:
     """A model named in a script, resolved against the knowledge."""
@@ -184,6 +195,7 @@ class KnowledgeBase:
     redundant: list[RedundantSetting]
     log_signatures: list[LogSignature]  # a normal field: the ones with defaults must come last
     architectures: list[Architecture] = field(default_factory=list)
+    weight_formats: list[WeightFormat] = field(default_factory=list)
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -211,14 +223,54 @@ class KnowledgeBase:
         if not candidates:
             return None
         model = max(candidates, key=lambda m: len(m.id))
-        variant = None
-        quantized = any(tag in base for tag in ("w8a8", "int8"))
-        mtp = "mtp" in base.removeprefix(model.id.lower())
-        for candidate in model.variants:
-            if (candidate.quantization == "w8a8") == quantized and candidate.mtp_head == mtp:
-                variant = candidate
-                break
-        return ModelMatch(model, variant, reference)
+        return ModelMatch(model, self.pick_variant(model, reference), reference)
+
+    def pick_variant(self, model: Model, reference: str) -> ModelVariant | None:
+        """The variant of ``model`` whose weight format (from the name, BF16 without a
+        mark) and MTP head match ``reference``; None when no record fits."""
+        words = name_words(reference)
+        found = self.format_from_name(reference)
+        wanted = found.id if found is not None else "bf16"
+        tail = _basename(reference).removeprefix(model.id.lower())
+        mtp = "mtp" in _WORD_SPLIT.split(tail)
+        fitting = [v for v in model.variants if v.quantization == wanted]
+        for candidate in fitting:
+            if candidate.mtp_head == mtp:
+                return candidate
+        # a name without "mtp" may still be the one checkpoint of its format (which carries the head)
+        return fitting[0] if len(fitting) == 1 and not mtp and "mtp" not in words else None
+
+    # -- weight formats ---------------------------------------------------
+    def weight_format(self, format_id: str) -> WeightFormat:
+        for item in self.weight_formats:
+            if item.id == format_id:
+                return item
+        raise KeyError(format_id)
+
+    @cached_property
+    def _format_marks(self) -> dict[str, WeightFormat]:
+        return {mark: item for item in self.weight_formats for mark in item.name_marks}
+
+    def format_from_name(self, reference: str) -> WeightFormat | None:
+        """The weight format a checkpoint name states (highest priority mark), None without a mark."""
+        marks = self._format_marks
+        found = [marks[word] for word in name_words(reference) if word in marks]
+        return max(found, key=lambda item: item.priority) if found else None
+
+    def format_from_modelslim(self, quant_type: str) -> WeightFormat | None:
+        """The format of a ModelSlim ``model_quant_type`` (``W4A8_DYNAMIC`` -> w4a8)."""
+        wanted = quant_type.upper()
+        for item in self.weight_formats:
+            if wanted in item.modelslim_types:
+                return item
+        return None
+
+    def format_from_config_method(self, method: str) -> WeightFormat | None:
+        """The format of a config.json ``quantization_config.quant_method`` (``fp8``)."""
+        for item in self.weight_formats:
+            if method.lower() in item.config_methods:
+                return item
+        return None
 
     def model(self, model_id: str) -> Model:
         for model in self.models:

@@ -64,8 +64,50 @@ class Hardware(Cited):
     supports_dp: bool
 
 
+FORMAT_IDS = ("bf16", "int8", "w8a8", "w8a8c8", "w8a16", "w4a8", "w4a4", "w4a16", "fp8", "mxfp8", "mxfp4")
+FormatId = Literal["bf16", "int8", "w8a8", "w8a8c8", "w8a16", "w4a8", "w4a4", "w4a16", "fp8", "mxfp8", "mxfp4"]
+
+
+class WeightFormat(Cited):
+    """A checkpoint weight format (``weight_formats.toml``).
+
+    ``name_marks`` are lower-case words of a checkpoint name that say the format
+    (``w4a8`` in ``Qwen3.5-397B-A17B-w4a8-mtp``); of several marks the highest
+    ``priority`` wins. ``modelslim_types`` are the ``model_quant_type`` values of a
+    ModelSlim ``quant_model_description.json``; ``config_methods`` the
+    ``quantization_config.quant_method`` values of config.json. ``tool`` is the
+    quantizer that writes the format by default (``modelslim`` checkpoints are read
+    by ``--quantization ascend``). ``bytes_per_param`` is the storage of the linear
+    weights, a lower bound of the checkpoint size. ``hardware`` lists the Ascend
+    products vllm-ascend has kernels for (``950``: Ascend 950, not a qlint target).
+    ``group_size`` is the default quantization group of the format's weights.
+    """
+
+    id: FormatId
+    label: str
+    quantized: bool
+    priority: int = Field(ge=0)
+    bytes_per_param: float = Field(gt=0, le=2)
+    name_marks: list[str] = Field(default_factory=list)
+    modelslim_types: list[str] = Field(default_factory=list)
+    config_methods: list[str] = Field(default_factory=list)
+    tool: Literal["none", "modelslim", "native"]
+    hardware: list[Literal["a2", "a3", "310p", "950"]] = Field(min_length=1)
+    kv_int8: bool = False
+    group_size: int | None = Field(default=None, ge=0)
+    note: Text
+
+    @field_validator("name_marks")
+    @classmethod
+    def _lower_words(cls, value: list[str]) -> list[str]:
+        for mark in value:
+            if not re.fullmatch(r"[a-z0-9]+", mark):
+                raise ValueError(f"name mark {mark!r} must be one lower-case word (letters and digits)")
+        return value
+
+
 class ModelVariant(Cited):
-    """One downloadable checkpoint of a model (BF16 or W8A8, with or without MTP head).
+    """One downloadable checkpoint of a model (BF16, W8A8, W4A8, ..., with or without MTP head).
 
     ``weights_gb`` is the approximate size of the weight files in GB (10^9 bytes).
     ``aliases`` are the spellings a script may use: ModelScope ids
@@ -74,8 +116,8 @@ class ModelVariant(Cited):
     """
 
     name: str
-    quantization: Literal["bf16", "w8a8"]
-    weights_gb: float = Field(gt=0)
+    quantization: FormatId
+    weights_gb: float | None = Field(default=None, gt=0)
     mtp_head: bool
     aliases: list[str] = Field(default_factory=list)
 

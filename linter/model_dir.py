@@ -24,6 +24,8 @@ QUANT_DESCRIPTION = "quant_model_description.json"
 EXPERT_KEYS = ("num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt")
 _QUANT_TYPE = re.compile(rb'"model_quant_type"\s*:\s*"([^"]+)"')
+_TENSOR_TYPE = re.compile(rb'"[^"]+\.weight"\s*:\s*"([A-Za-z0-9_]+)"')
+_KV_C8 = re.compile(rb'"kv_cache_type"\s*:\s*"C8"')
 
 
 def read_model_dir(path: str) -> LocalModel | None:
@@ -41,7 +43,8 @@ def read_model_dir(path: str) -> LocalModel | None:
     quantization = _ascend_quantization(path)
     data, error = _load_json(config_path)
     if data is None:
-        return LocalModel(path=path, quantization=quantization, weights_bytes=weights, error=error)
+        return LocalModel(path=path, quantization=quantization, modelslim=quantization is not None,
+                          weights_bytes=weights, error=error)
     text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
 
     def pick(*keys: str) -> Any:
@@ -67,6 +70,7 @@ def read_model_dir(path: str) -> LocalModel | None:
         architectures=tuple(a for a in architectures if isinstance(a, str)) if isinstance(architectures, list) else (),
         torch_dtype=_str(pick("torch_dtype", "dtype")),
         quantization=quantization or _config_quantization(pick("quantization_config")),
+        modelslim=quantization is not None,
         num_attention_heads=heads,
         num_key_value_heads=_int(pick("num_key_value_heads", "num_kv_heads")) or (heads if kv_lora_rank is None else None),
         num_hidden_layers=layers,
@@ -116,20 +120,41 @@ def _load_json(path: str) -> tuple[dict | None, str | None]:
 
 
 def _ascend_quantization(directory: str) -> str | None:
-    """``w8a8``-style type of an Ascend ModelSlim checkpoint, None without a description file."""
+    """Lower-case ModelSlim type of a checkpoint (``w8a8``, ``w4a8``, ``w8a8c8``, ``w8a8_mxfp8``),
+    None without a description file.
+
+    The description lists every tensor, so only its first and last 64 KiB are read:
+    ``model_quant_type`` and ``kv_cache_type`` (``C8``: INT8 KV cache, read by
+    vllm-ascend's ModelSlim config) are top-level keys found at either end. Without a
+    ``model_quant_type`` the most common per-tensor type other than FLOAT is used.
+    """
     path = os.path.join(directory, QUANT_DESCRIPTION)
     if not os.path.isfile(path):
         return None
     try:
         with open(path, "rb") as handle:
-            head = handle.read(64 * 1024)  # the description lists every tensor; the type comes first
+            head = handle.read(64 * 1024)
+            size = os.fstat(handle.fileno()).st_size
+            tail = b""
+            if size > 128 * 1024:
+                handle.seek(size - 64 * 1024)
+                tail = handle.read(64 * 1024)
     except OSError:
         return "w8a8"
-    match = _QUANT_TYPE.search(head)
-    if match is None:
-        return "w8a8"
-    kind = match.group(1).decode("utf-8", "replace").lower()
-    return kind.removesuffix("_dynamic").removesuffix("_static") or "w8a8"
+    text = head + b"\n" + tail
+    match = _QUANT_TYPE.search(text)
+    if match is not None:
+        kind = match.group(1).decode("utf-8", "replace").lower()
+    else:
+        counts: dict[bytes, int] = {}
+        for value in _TENSOR_TYPE.findall(head):
+            if value.upper() != b"FLOAT":
+                counts[value] = counts.get(value, 0) + 1
+        kind = max(counts, key=counts.get).decode("utf-8", "replace").lower() if counts else "w8a8"
+    kind = kind.removesuffix("_dynamic").removesuffix("_static") or "w8a8"
+    if _KV_C8.search(text) and kind == "w8a8":
+        kind = "w8a8c8"
+    return kind
 
 
 def _config_quantization(config: Any) -> str | None:

@@ -138,21 +138,6 @@ def hybrid(scope: Scope):
     return scope.get("model").model.hybrid
 
 
-@fact("quantized_weights", requires=("model_ref", "model"))
-def quantized_weights(scope: Scope):
-    """True when the checkpoint is W8A8 (from the knowledge, else from the name)."""
-    match = scope.known("model")
-    if match is not None and match.value.variant is not None:
-        variant = match.value.variant
-        return Known(variant.quantization == "w8a8", f"variant {variant.name}")
-    reference = scope.get("model_ref").lower()
-    if any(mark in reference for mark in ("w8a8", "w4a8", "w4a4", "int8")):
-        return Known(True, "model name says W8A8")
-    if match is not None:
-        return Known(False, "model name has no quantization mark")
-    raise Unknown("quantized_weights")
-
-
 # -- serve facts: parallelism -------------------------------------------------
 
 @fact("tp")

@@ -19,10 +19,10 @@ class LocalModel:
 
     ``error`` says why the directory could not be read completely (broken or
     oversized JSON); the other fields hold whatever could be read.
-    ``quantization`` is ``"w8a8"`` for an Ascend ModelSlim checkpoint (a
-    ``quant_model_description.json`` is present, refined by its ``model_quant_type``)
-    or ``quantization_config.quant_method`` of config.json (``"fp8"``,
-    ``"compressed-tensors"``, ...). ``weights_bytes`` is the summed size of
+    ``quantization`` is the lower-case ModelSlim type of an Ascend ModelSlim checkpoint
+    (``quant_model_description.json`` is present: ``"w8a8"``, ``"w4a8"``, ``"w8a8c8"`` with a
+    C8 KV cache, ...; then ``modelslim`` is True) or ``quantization_config.quant_method`` of
+    config.json (``"fp8"``, ``"compressed-tensors"``, ...; ``modelslim`` False). ``weights_bytes`` is the summed size of
     the weight files on disk (``*.safetensors`` / ``*.bin``), never their content.
     Layer counts: ``full_attention_layers`` + ``linear_attention_layers`` =
     ``num_hidden_layers`` for hybrid GDN models (``layer_types`` or
@@ -34,6 +34,7 @@ class LocalModel:
     architectures: tuple[str, ...] = ()
     torch_dtype: str | None = None
     quantization: str | None = None
+    modelslim: bool | None = None
     num_attention_heads: int | None = None
     num_key_value_heads: int | None = None
     num_hidden_layers: int | None = None

@@ -140,16 +140,26 @@ def _local_expert_fraction(local: LocalModel) -> float | None:
 
 # -- facts: memory --------------------------------------------------------------
 
-@fact("weights_gb", requires=("local_model", "model"))
+@fact("weights_gb", requires=("local_model", "model", "weight_format"))
 def weights_gb(scope: Scope):
-    """Size of all weights in GB: the weight files of a local directory, else the variant's weights_gb."""
+    """Size of all weights in GB: the weight files of a local directory, else the variant's weights_gb,
+    else the BF16 variant's size scaled by the format's bytes per parameter (a lower bound)."""
     local = _local(scope)
     if local is not None and local.weights_bytes:
         return Known(local.weights_bytes / GB, f"weight files in {local.name}")
     match = scope.known("model")
-    if match is None or match.value.variant is None:
+    if match is None:
         raise Unknown("weights_gb")
-    return Known(match.value.variant.weights_gb, f"weights_gb of {match.value.variant.name}")
+    variant = match.value.variant
+    if variant is not None and variant.weights_gb is not None:
+        return Known(variant.weights_gb, f"weights_gb of {variant.name}")
+    weights = scope.known("weight_format")
+    bf16 = next((v for v in match.value.model.variants if v.quantization == "bf16" and v.weights_gb), None)
+    if weights is None or bf16 is None:
+        raise Unknown("weights_gb")
+    fmt = weights.value.format
+    return Known(bf16.weights_gb * fmt.bytes_per_param / 2,
+                 f"at least {bf16.weights_gb:g} GB (BF16) x {fmt.bytes_per_param:g}/2 bytes per parameter ({fmt.label})")
 
 
 @fact("gpu_memory_utilization", requires=("version",))

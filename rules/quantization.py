@@ -153,7 +153,7 @@ FLAG_MISSING = RuleMeta(
     id="QL508",
     name="quantization-flag-missing",
     severity="info",
-    requires=("quantized_weights", "version"),
+    requires=("quantized_weights", "version", "weight_format"),
     fix="safe",
     faq="quantization-support",
     title=Text(en="W8A8 weights served without --quantization ascend",
@@ -193,18 +193,19 @@ def quantization_flag_missing(scope: Scope):
     version = release(scope)
     needed = version < parse_version(AUTO_DETECT_SINCE) and scope.get("version") != "v0.15.0rc1"
     where, where_zh = at_version(scope), at_version_zh(scope)
+    label = scope.get("weight_format").label
     if needed:
         message = Text(
-            en=f"W8A8 weights without --quantization ascend at {where}: this release does not detect "
+            en=f"{label} weights without --quantization ascend at {where}: this release does not detect "
             "ModelSlim checkpoints, so the flag is required",
-            zh=f"{where_zh} 下 W8A8 权重未加 --quantization ascend：该版本不会自动识别 ModelSlim 权重，"
+            zh=f"{where_zh} 下 {label} 权重未加 --quantization ascend：该版本不会自动识别 ModelSlim 权重，"
             "因此必须加上该参数",
         )
     else:
         message = Text(
-            en=f"W8A8 weights without --quantization ascend: the tutorials ask for it, though {where} "
+            en=f"{label} weights without --quantization ascend: the tutorials ask for it, though {where} "
             "detects quant_model_description.json and picks ascend by itself (since v0.17.0rc1)",
-            zh=f"W8A8 权重未加 --quantization ascend：教程要求写上该参数，不过 {where_zh} 会检测 "
+            zh=f"{label} 权重未加 --quantization ascend：教程要求写上该参数，不过 {where_zh} 会检测 "
             "quant_model_description.json 并自动选择 ascend（自 v0.17.0rc1 起）",
         )
     yield Finding(
@@ -221,7 +222,7 @@ FLAG_ON_BF16 = RuleMeta(
     id="QL509",
     name="quantization-on-bf16",
     severity="error",
-    requires=("quantized_weights", "model_ref"),
+    requires=("quantized_weights", "model_ref", "weight_format"),
     fix="safe",
     faq="quantization-support",
     title=Text(en="--quantization ascend on an unquantized (BF16) checkpoint",
@@ -257,14 +258,26 @@ def quantization_on_bf16(scope: Scope):
         return
     if scope.get("quantized_weights"):
         return
-    yield Finding(
-        FLAG_ON_BF16,
-        Text(
+    weights = scope.get("weight_format")
+    if weights.format.quantized:  # FP8 originals, LLM-Compressor checkpoints: no ModelSlim description
+        message = Text(
+            en=f"--quantization ascend on {scope.get('model_ref')}, a {weights.label} checkpoint that is not from "
+            f"ModelSlim ({weights.origin}): the ascend method reads quant_model_description.json, which it does "
+            "not have, so startup fails; vLLM picks the checkpoint's own method without the flag",
+            zh=f"对非 ModelSlim 生成的 {weights.label} 权重 {scope.get('model_ref')}（{weights.origin}）使用了 "
+            "--quantization ascend：ascend 方法要读取 quant_model_description.json，而该权重没有此文件，启动会失败；"
+            "不写该参数时 vLLM 会采用权重自带的量化方法",
+        )
+    else:
+        message = Text(
             en=f"--quantization ascend on {scope.get('model_ref')}, an unquantized (BF16) checkpoint: startup fails "
             "with 'ModelSlim Quantization Config Not Found'",
             zh=f"对未量化（BF16）的权重 {scope.get('model_ref')} 使用了 --quantization ascend：启动会失败，"
             "报错 'ModelSlim Quantization Config Not Found'",
-        ),
+        )
+    yield Finding(
+        FLAG_ON_BF16,
+        message,
         option.span,
         Fix(Text(en="remove --quantization ascend", zh="删除 --quantization ascend"), [Edit(option.span, "")]),
     )

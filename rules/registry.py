@@ -6,6 +6,7 @@ from qlint.rules import flags  # noqa: F401
 from qlint.rules import script  # noqa: F401
 from qlint.rules import parallelism  # noqa: F401
 from qlint.rules import platform_310p  # noqa: F401
+from qlint.rules import weights  # noqa: F401
 from qlint.rules import quantization  # noqa: F401
 from qlint.rules import release  # noqa: F401
 from qlint.rules import graph_capture  # noqa: F401

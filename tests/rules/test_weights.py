@@ -1,0 +1,140 @@
+"""Weight formats (knowledge/data/weight_formats.toml, rules/weights.py): names, local
+quant descriptions, the QL508/QL509/QL310 behaviour on W4A8/W4A4/W8A8C8/FP8 checkpoints,
+and QL514 (format without kernels on the hardware)."""
+
+import json
+
+import pytest
+
+from conftest import lint
+from qlint.knowledge.base import load
+
+
+def hits(text, rule, hardware="a2", version="v0.23.0"):
+    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp", "w4a8"),
+    ("vllm-ascend/Qwen3-32B-W4A4", "w4a4"),
+    ("/models/GLM-5.1-W8A8C8", "w8a8c8"),
+    ("Eco-Tech/Qwen3.6-27B-w8a8-mxfp8", "mxfp8"),  # MXFP8 outranks the w8a8 mark
+    ("Eco-Tech/DeepSeek-V3.1-w4a4c8-mxfp4", "mxfp4"),
+    ("vllm-ascend/Qwen3-30B-A3B-quantized.w4a8", "w4a8"),
+    ("Qwen3-32B-Int8", "int8"),
+    ("Eco-Tech/Qwen3.6-27B-w8a8", "w8a8"),
+    ("Qwen/Qwen3.6-27B", None),
+    ("/models/sw4a8x", None),  # a mark must be a whole word
+])
+def test_format_from_name(name, expected):
+    found = load().format_from_name(name)
+    assert (found.id if found else None) == expected
+
+
+def test_known_model_with_a_new_format_gets_no_bf16_variant():
+    match = load().match_model("Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp")
+    assert match.model.id == "Qwen3.5-397B-A17B" and match.variant is None
+
+
+# -- the nightly false errors, now gone ---------------------------------------------
+
+NIGHTLY_W4A8 = (  # tests/e2e/nightly/single_node/models/configs/Qwen3.5-397B-A17B-w4a8-mtp-A2.yaml
+    "vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --tensor-parallel-size 8 --enable-expert-parallel "
+    "--max-num-seqs 128 --quantization ascend --max-model-len 133120 --max-num-batched-tokens 16384 "
+    "--gpu-memory-utilization 0.9\n"
+)
+
+
+@pytest.mark.parametrize("version", ["v0.23.0", "main"])
+def test_w4a8_checkpoint_is_quantized_and_fits(version):
+    found = {f.rule.id for f in lint(NIGHTLY_W4A8, "a2", version) if f.level == "error"}
+    assert "QL509" not in found and "QL310" not in found, found
+
+
+@pytest.mark.parametrize("name", ["vllm-ascend/Qwen3-32B-W4A4", "vllm-ascend/Qwen3-32B-W8A8C8",
+                                  "Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp"])
+def test_ql509_quiet_on_modelslim_formats_and_ql508_names_the_format(name):
+    assert not hits(f"vllm serve {name} --tensor-parallel-size 8 --quantization ascend\n", "QL509")
+    missing = hits(f"vllm serve {name} --tensor-parallel-size 8\n", "QL508", version="v0.11.0rc1")
+    label = load().format_from_name(name).label
+    assert [f.level for f in missing] == ["warning"] and missing[0].message.startswith(f"{label} weights")
+
+
+def test_bf16_still_fails_ql509():
+    found = hits("vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --quantization ascend\n", "QL509")
+    assert len(found) == 1 and "unquantized (BF16)" in found[0].message
+
+
+def test_llm_compressor_checkpoint_needs_no_ascend_flag():
+    name = "vllm-ascend/Qwen3-30B-A3B-quantized.w4a8"
+    assert not hits(f"vllm serve {name} --tensor-parallel-size 2\n", "QL508")
+    found = hits(f"vllm serve {name} --tensor-parallel-size 2 --quantization ascend\n", "QL509")
+    assert len(found) == 1 and "W4A8 checkpoint that is not from ModelSlim" in found[0].message
+
+
+def test_w4a8_weights_estimated_from_bf16_size_as_a_lower_bound():
+    # 794 GB BF16 x 0.5 / 2 = 198.5 GB: on 2 A2 NPUs that is still far too much
+    found = hits("vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --tensor-parallel-size 2 "
+                 "--quantization ascend\n", "QL310")
+    assert len(found) == 1 and "at least" not in found[0].message  # TP-only: one share per NPU
+    assert "99.2 GB per NPU" in found[0].message
+
+
+# -- local directories: the quant description says the format ------------------------
+
+def _model_dir(tmp_path, name, description, config=None):
+    path = tmp_path / name
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps(config or {"model_type": "qwen3_5_moe"}))
+    if description is not None:
+        (path / "quant_model_description.json").write_text(json.dumps(description))
+    return path
+
+
+@pytest.mark.parametrize("description,label", [
+    ({"model_quant_type": "W4A8_DYNAMIC"}, "W4A8"),
+    ({"model_quant_type": "W4A4_DYNAMIC"}, "W4A4"),
+    ({"model_quant_type": "W8A8_DYNAMIC", "kv_cache_type": "C8"}, "W8A8C8"),
+    ({"model.layers.0.mlp.down_proj.weight": "W4A8_DYNAMIC", "model.embed_tokens.weight": "FLOAT"}, "W4A8"),
+])
+def test_local_description_sets_the_format(tmp_path, description, label):
+    path = _model_dir(tmp_path, "Qwen3.5-397B-A17B", description)  # the name says nothing: BF16 by name
+    script = f"vllm serve {path} --tensor-parallel-size 8 --quantization ascend\n"
+    assert not hits(script, "QL509")
+    missing = hits(f"vllm serve {path} --tensor-parallel-size 8\n", "QL508", version="v0.11.0rc1")
+    assert missing and missing[0].message.startswith(f"{label} weights")
+
+
+def test_local_directory_without_description_is_not_modelslim(tmp_path):
+    path = _model_dir(tmp_path, "Qwen3.6-27B-w8a8", None)
+    found = hits(f"vllm serve {path} --tensor-parallel-size 2 --quantization ascend\n", "QL509")
+    assert len(found) == 1 and "not from ModelSlim" in found[0].message
+
+
+# -- QL514 ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version", ["v0.23.0", "main"])
+@pytest.mark.parametrize("hardware", ["a2", "a3", "310p"])
+def test_ql514_mxfp_on_a_targets(hardware, version):
+    found = hits("vllm serve Eco-Tech/Qwen3.6-27B-w8a8-mxfp8 --tensor-parallel-size 2 --quantization ascend\n",
+                 "QL514", hardware, version)
+    assert len(found) == 1 and found[0].level == "error"
+    assert "MXFP8 kernels for Ascend 950 only" in found[0].message
+
+
+def test_ql514_fp8_original_from_local_config(tmp_path):
+    path = _model_dir(tmp_path, "DeepSeek-V3", None,
+                      {"model_type": "deepseek_v3", "quantization_config": {"quant_method": "fp8"}})
+    found = hits(f"vllm serve {path} --tensor-parallel-size 16\n", "QL514", "a3")
+    assert len(found) == 1 and "FP8" in found[0].message
+
+
+def test_ql514_w4a8_on_310p_but_not_on_a2():
+    script = "vllm serve Eco-Tech/Qwen3.6-35B-A3B-w4a8 --tensor-parallel-size 4\n"
+    assert not hits(script, "QL514", "a2")
+    assert len(hits(script, "QL514", "310p")) == 1
+    assert not hits("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --dtype float16\n", "QL514", "310p")
+
+
+def test_unknown_model_without_mark_has_no_format():
+    assert not hits("vllm serve /models/my-model --tensor-parallel-size 2\n", "QL514", "310p")
