@@ -31,8 +31,8 @@ MESSAGES = {
     "Target hardware (default: from the script's directive or image tag, else the configuration).":
         "目标硬件（默认取脚本中的指令或镜像标签，其次取配置文件）。",
     "vllm-ascend release, e.g. v0.23.0.": "vllm-ascend 版本，例如 v0.23.0。",
-    "Only these rules (ids, names or id prefixes such as QL2; comma-separated). Replaces the configuration's select.":
-        "只启用这些规则（ID、名称或 QL2 这样的 ID 前缀，逗号分隔），替换配置文件中的 select。",
+    "Only these rules (ids, names, groups such as memory, or id prefixes such as QL2; comma-separated). Replaces the configuration's select.":
+        "只启用这些规则（ID、名称、memory 这样的分组，或 QL2 这样的 ID 前缀，逗号分隔），替换配置文件中的 select。",
     "Skip these rules (adds to the configuration's ignore).": "跳过这些规则（追加到配置文件中的 ignore）。",
     "Exit 1 when a finding is at or above this severity [default: warning].":
         "出现该级别或更高级别的问题时以 1 退出［默认：warning］。",
@@ -58,7 +58,8 @@ MESSAGES = {
     "Show the configuration that applies to PATH (default: the current folder).":
         "显示适用于 PATH 的配置（默认为当前目录）。",
     "Print the effective configuration and where each value comes from.": "打印生效的配置以及每个取值的来源。",
-    "List every rule: id, name, severity, title.": "列出全部规则：ID、名称、级别和标题。",
+    "List the rules (every rule, or those RULES name: ids, names, groups, id prefixes): id, name, severity, groups, title.":
+        "列出规则（全部规则，或 RULES 指定的规则：ID、名称、分组、ID 前缀）：ID、名称、级别、分组和标题。",
     "Explain a rule (by id or name), or a server log's failure (--log).":
         "解释一条规则（按 ID 或名称），或解释服务日志中的故障（--log）。",
     "Explain the failure in a server log (- for stdin).": "解释服务日志中的故障（用 - 表示标准输入）。",

@@ -46,8 +46,8 @@ DRIVER_MOUNTS = (
 )
 """Host paths the container needs: driver tools and libraries, and the download cache."""
 
-PD_RULE_PREFIX = "QL6"
-PD_EXTRA_RULES = ("QL505", "QL701")
+PD_GROUP = "pd"
+"""The rule group a guide's PD section lists (``RuleMeta.groups``)."""
 
 
 @dataclass(frozen=True)
@@ -154,44 +154,19 @@ def refusal(kb: KnowledgeBase, error: GenerationError, lang: str) -> str:
 
 # -- FAQ selection --------------------------------------------------------------------
 
-_MODEL_IN_TITLE = re.compile(r"Qwen3\.\d[\w./\- ]*?-\d+B")
-GENERIC_FAQ = ("version-pairing", "oom", "tpot-grows-with-concurrency", "quantization-choice")
-
-
-def _mentions_model(entry: FaqEntry) -> bool:
-    return _MODEL_IN_TITLE.search(entry.title.en) is not None
-
-
-def _about_model(entry: FaqEntry, model: Model) -> bool:
-    title = entry.title.en
-    if model.id in title:
-        return True
-    family_version = model.family.removeprefix("Qwen")  # "3.5"
-    size = model.id.split("-", 1)[1]  # "27B", "35B-A3B"
-    return f"-{size}" in title and family_version in title
-
-
 def faq_for(kb: KnowledgeBase, guide: Guide) -> list[FaqEntry]:
-    """FAQ entries worth linking from a guide: about this model, this hardware, or deployments in general."""
+    """FAQ entries worth linking from a guide, from what each entry says it is about:
+    entries about this model, and general entries marked for guides (``guides``), both
+    only where their hardware, PD and hybrid-model conditions hold."""
     wanted = []
     for entry in kb.faqs:
-        if _mentions_model(entry):
-            keep = _about_model(entry, guide.model)
-            if "pd" in entry.id.split("-") and not guide.hardware.supports_pd:
-                keep = False
-        elif entry.id in GENERIC_FAQ:
-            keep = True
-        elif entry.id == "atlas-300i-duo-deployment":
-            keep = guide.hardware.id == "310p"
-        elif entry.id in ("pd-disaggregation", "kv-port-range"):
-            keep = guide.hardware.supports_pd
-        elif entry.id == "hybrid-prefix-caching-block-size":
-            keep = guide.model.hybrid
-        elif entry.id == "hccl-tuning":
-            keep = guide.hardware.id != "310p"
-        else:
-            keep = False
-        if keep:
+        if entry.hardware and guide.hardware.id not in entry.hardware:
+            continue
+        if PD_GROUP in entry.groups and not guide.hardware.supports_pd:
+            continue
+        if entry.hybrid_only and not guide.model.hybrid:
+            continue
+        if guide.model.id in entry.models or (not entry.models and entry.guides):
             wanted.append(entry)
     return wanted
 
@@ -437,16 +412,16 @@ def _pd_section(kb: KnowledgeBase, page: Page, guide: Guide, lang: str) -> None:
     page.heading(2, say(lang, "guide.pd"))
     if not guide.hardware.supports_pd:
         page.para(say(lang, "guide.pd.none", reason=say(lang, "guide.pd.reason", hardware=hw_name)))
-        rules = [m for m in all_rules() if m.id == "QL505"]
     else:
         page.para(say(lang, "guide.pd.text", hardware=hw_name))
         page.code_block("bash", "qlint run_p.sh run_d.sh proxy.sh\n")
-        rules = [m for m in all_rules() if m.id.startswith(PD_RULE_PREFIX) or m.id in PD_EXTRA_RULES]
-        rules = [m for m in rules if m.id != "QL505"]
+    # the PD rules that apply to this hardware: the 310P ones only on the 310P, and vice versa
+    on_310p = guide.hardware.id == "310p"
+    rules = [m for m in all_rules() if PD_GROUP in m.groups and ("310p" in m.groups) == on_310p]
     page.para(say(lang, "guide.pd.rules"))
     page.bullets([f"{page.link(m.id, f'rules/{m.id}')} {code(m.name)}{colon(lang)}{escape(text_of(m.title, lang))}"
                   for m in rules])
-    pd_faq = [e for e in faq_for(kb, guide) if "pd" in e.id.split("-") or e.id in ("kv-port-range",)]
+    pd_faq = [e for e in faq_for(kb, guide) if PD_GROUP in e.groups]
     if pd_faq and guide.hardware.supports_pd:
         page.para(say(lang, "guide.pd.faq"))
         page.bullets([page.link(text_of(e.title, lang), "faq", e.id) for e in pd_faq])

@@ -298,6 +298,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rules.col.severity": ("Severity", "级别"),
     "rules.col.fix": ("Fix", "修复"),
     "rules.col.title": ("What it checks", "检查内容"),
+    "rules.col.groups": ("Groups", "分组"),
+    "rules.groups": ("Rule groups", "规则分组"),
+    "rules.groups.intro": (
+        "Each rule belongs to one or more groups. A group name selects all its rules, like an id or a name: "
+        "`qlint --select memory run.sh`, `--ignore 310p`, or `select = [\"pd\"]` in `[tool.qlint]`.",
+        "每条规则属于一个或多个分组。分组名与规则 ID、名称一样可以用来选择规则："
+        "`qlint --select memory run.sh`、`--ignore 310p`，或在 `[tool.qlint]` 中写 `select = [\"pd\"]`。",
+    ),
+    "rules.col.group": ("Group", "分组"),
+    "rules.col.about": ("About", "内容"),
+    "rules.col.members": ("Rules", "规则"),
+    "rule.groups": ("Groups: {groups}.", "分组：{groups}。"),
     "rule.meta": (
         "Severity: **{severity}**. Checked over {scope}. Fix: {fix}.",
         "级别：**{severity}**。检查范围：{scope}。修复：{fix}。",

@@ -29,6 +29,7 @@ from qlint.docgen.writer import Page, code, escape
 from qlint.knowledge.base import KnowledgeBase, parse_version, version_in
 from qlint.linter.generate import GenerationError, generate
 from qlint.rules.base import RuleMeta
+from qlint.rules.groups import GROUPS
 
 if TYPE_CHECKING:
     from qlint.knowledge.models import Cited
@@ -58,6 +59,7 @@ def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: str) -> st
     page.heading(1, f"{meta.id} {meta.name}")
     page.para(say(lang, "rule.meta", severity=pick(SEVERITY[meta.severity], lang), scope=pick(SCOPE[meta.scope], lang),
                   fix=say(lang, f"rule.fix.{meta.fix}")))
+    page.para(say(lang, "rule.groups", groups=say(lang, "rule.ctx.sep").join(code(g) for g in meta.groups)))
 
     page.heading(2, say(lang, "rule.what"))
     title = escape(text_of(meta.title, lang))
@@ -117,6 +119,14 @@ def render_rules_index(rules: list[RuleMeta], lang: str, flavor: str) -> str:
         [say(lang, f"rules.col.{c}") for c in ("rule", "name", "severity", "fix", "title")],
         [[page.link(m.id, rule_docname(m)), code(m.name), pick(SEVERITY[m.severity], lang),
           say(lang, f"rule.fix.{m.fix}"), escape(text_of(m.title, lang))] for m in rules],
+    )
+    page.heading(2, say(lang, "rules.groups"))
+    page.para(say(lang, "rules.groups.intro"))
+    page.table(
+        [say(lang, f"rules.col.{c}") for c in ("group", "about", "members")],
+        [[code(group), escape(text_of(about, lang)),
+          " ".join(page.link(m.id, rule_docname(m)) for m in rules if group in m.groups)]
+         for group, about in GROUPS.items()],
     )
     page.toctree([(rule_docname(m), m.id) for m in rules], hidden=True)
     return page.render()

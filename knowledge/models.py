@@ -224,11 +224,23 @@ class EnvVar(Cited):
 
 
 class FaqEntry(Cited):
-    """A FAQ entry that findings link to. ``id`` is qlint's stable anchor."""
+    """A FAQ entry that findings link to. ``id`` is qlint's stable anchor.
+
+    What it is about, for the docs to pick entries without reading titles: ``models``
+    (model ids; empty: no particular model), ``hardware`` (empty: any), ``groups``
+    (rule groups such as ``pd`` or ``memory``, as in ``RuleMeta.groups``),
+    ``hybrid_only`` (only about hybrid-attention models) and ``guides`` (a general
+    entry that every deployment guide it applies to links).
+    """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     title: Text
     url: str
+    models: list[str] = Field(default_factory=list)
+    hardware: list[Literal["a2", "a3", "310p"]] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+    hybrid_only: bool = False
+    guides: bool = False
 
 
 class Recipe(Cited):

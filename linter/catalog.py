@@ -39,14 +39,24 @@ def find_rule(token: str) -> RuleMeta | None:
     return None
 
 
+def rules_in_group(group: str) -> list[RuleMeta]:
+    """Rules whose metadata lists ``group`` (see ``qlint.rules.groups.GROUPS``), sorted by id."""
+    return [meta for meta in all_rules() if group in meta.groups]
+
+
 def match_selector(selector: str) -> list[RuleMeta]:
-    """Rules a ``select``/``ignore`` entry names: an id, a name, or an id prefix (``QL2``).
+    """Rules a ``select``/``ignore`` entry names: an id, a name, a group (``memory``)
+    or an id prefix (``QL2``).
 
     Returns an empty list when the selector names nothing.
     """
+    from qlint.rules.groups import GROUPS
+
     meta = find_rule(selector)
     if meta is not None:
         return [meta]
+    if selector.strip().lower() in GROUPS:
+        return rules_in_group(selector.strip().lower())
     prefix = selector.strip().upper()
     if prefix.startswith("QL") and (prefix[2:] == "" or prefix[2:].isdigit()):
         return [m for m in all_rules() if m.id.startswith(prefix)]

@@ -24,7 +24,7 @@ def selection_options(function):
                      "or image tag, else the configuration)."),
         click.option("--vllm-ascend-version", "version", metavar="TAG", help="vllm-ascend release, e.g. v0.23.0."),
         click.option("--select", multiple=True, metavar="RULES",
-                     help="Only these rules (ids, names or id prefixes such as QL2; comma-separated). "
+                     help="Only these rules (ids, names, groups such as memory, or id prefixes such as QL2; comma-separated). "
                      "Replaces the configuration's select."),
         click.option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (adds to the configuration's ignore)."),
         click.option("--fail-level", type=LEVELS, default=None,

@@ -34,22 +34,31 @@ def config_command(path, show, hardware, version, select, ignore, fail_level, co
 
 
 @click.command("rules")
+@click.argument("selectors", nargs=-1, metavar="[RULES]...")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-def rules_command(output_format):
-    """List every rule: id, name, severity, title."""
+def rules_command(selectors, output_format):
+    """List the rules (every rule, or those RULES name: ids, names, groups, id prefixes): id, name, severity, groups, title."""
     import json
 
-    from qlint.linter.catalog import all_rules
+    from qlint.linter.catalog import all_rules, match_selector
+    from qlint.linter.config import ConfigError, check_selectors
 
     rules = all_rules()
+    if selectors:
+        try:
+            chosen = {m.id for value in check_selectors(list(selectors), "selector") for m in match_selector(value)}
+        except ConfigError as error:
+            fail(f"qlint: {error.message}")
+        rules = tuple(m for m in rules if m.id in chosen)
     if output_format == "json":
         click.echo(json.dumps([
-            {"id": m.id, "name": m.name, "severity": m.severity, "title": m.title.en, "fix": m.fix}
+            {"id": m.id, "name": m.name, "severity": m.severity, "groups": list(m.groups), "title": m.title.en,
+             "fix": m.fix}
             for m in rules
         ], indent=2))
         return
     for meta in rules:
-        click.echo(f"{meta.id}  {meta.name:<40} {meta.severity:<8} {meta.title.en}")
+        click.echo(f"{meta.id}  {meta.name:<40} {meta.severity:<8} {','.join(meta.groups):<27} {meta.title.en}")
 
 
 @click.command("explain")

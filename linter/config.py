@@ -5,7 +5,7 @@ current folder for stdin); in one folder ``.qlint.toml`` wins over
 ``pyproject.toml``, and a ``pyproject.toml`` without ``[tool.qlint]`` is
 passed over. Keys (TOML, all optional)::
 
-    select = ["QL2", "tp-divides-heads"]   # ids, names or id prefixes; default: every rule
+    select = ["QL2", "memory", "tp-divides-heads"]   # ids, names, groups or id prefixes; default: every rule
     ignore = ["QL513"]
     hardware = "a3"                          # used when the script states no hardware
     vllm-ascend = "v0.23.0"                  # used when the script states no release

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qlint.knowledge.base import KnowledgeBase, load
-from qlint.linter.lint import LintResult, Policy, lint_bytes
+from qlint.linter.lint import LintResult, Policy, apply_policy, lint_bytes
 from qlint.linter.suppressions import UNUSED_SUPPRESSION
 from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
@@ -168,7 +168,7 @@ def lint_deployment(
         for found in [launcher_from_command(command)] if found is not None
     ]
     engine_plans: list[LaunchPlan] = []
-    rank_bindings: dict[str, list[dict[str, str]]] = {}
+    rank_results: dict[str, list[LintResult]] = {}
     for (path, data), result in zip(inputs, results):
         if result.plan is None:
             continue
@@ -176,23 +176,33 @@ def lint_deployment(
         if chosen is None:
             engine_plans.append(result.plan)
             continue
-        rank_bindings[path] = chosen.rank_bindings()
-        ranked = [lint(path, data, bindings) for bindings in rank_bindings[path]]
+        ranked = rank_results[path] = [lint(path, data, bindings) for bindings in chosen.rank_bindings()]
         engine_plans += [r.plan for r in ranked if r.plan is not None]
         _merge_ranks(result, ranked)
     extra: dict[str, list[Finding]] = {}
-    for finding in default_graph().evaluate_deployment(engine_plans, kb, settings):
+    for finding in default_graph().evaluate_deployment(engine_plans, kb, settings, _enabled_anywhere(inputs, policies)):
         extra.setdefault(finding.path or "", []).append(finding)
-    for index, (path, data) in enumerate(inputs):
+    for index, (path, _) in enumerate(inputs):
         if path not in extra or results[index].error is not None:
             continue
-        bindings = rank_bindings.get(path, [None])[0]
-        again = lint(path, data, bindings, extra[path])
-        if path in rank_bindings:
+        # the deployment findings join the file's own under its policy: no second analysis
+        if path in rank_results:
+            again = apply_policy(rank_results[path][0], policies.get(path), extra[path])
             _merge_ranks(results[index], [again], replace=False)
         else:
-            results[index] = again
+            apply_policy(results[index], policies.get(path), extra[path])
     return results
+
+
+def _enabled_anywhere(inputs: list[tuple[str, bytes]], policies: dict[str, Policy]) -> frozenset[str] | None:
+    """The deployment rules worth running: those enabled for at least one input (None: all)."""
+    chosen: set[str] = set()
+    for path, _ in inputs:
+        policy = policies.get(path)
+        if policy is None or policy.enabled is None:
+            return None
+        chosen |= policy.enabled
+    return frozenset(chosen)
 
 
 def _merge_ranks(result: LintResult, ranked: list[LintResult], replace: bool = True) -> None:

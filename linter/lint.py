@@ -18,6 +18,7 @@ from qlint.linter.source import InputError, SourceText
 from qlint.linter.suppressions import (
     UNUSED_SUPPRESSION,
     Suppressed,
+    Suppression,
     apply_suppressions,
     parse_suppressions,
     unused_findings,
@@ -42,13 +43,15 @@ class LintResult:
     plan: LaunchPlan | None = None
     assumed_version: str | None = None
     suppressed: list[Suppressed] = field(default_factory=list)
+    raw: list[Finding] = field(default_factory=list)  # the rules' findings before the policy
+    suppressions: list[Suppression] = field(default_factory=list)  # this file's '# qlint: disable' comments
 
 
 @dataclass
 class Policy:
-    """What the configuration decides after the rules run.
+    """What the configuration decides about the rules and their findings.
 
-    ``enabled``: ids of the rules to report (None: all). ``severity``: per-rule
+    ``enabled``: ids of the rules to run and report (None: all; the others do not run). ``severity``: per-rule
     severity overrides by id. ``inline_suppressions``: honour ``# qlint: disable``.
     ``hardware``/``version``: defaults used only when the script states none
     (no ``# qlint:`` directive, no vllm-ascend image); ``Settings`` still wins.
@@ -109,27 +112,47 @@ def lint_bytes(
         if bad is not None:
             return LintResult(path=path, error=bad)
         settings = _with_defaults(settings, plan, policy)
-        findings = default_graph().evaluate(plan, kb, settings) + list(extra or [])
+        raw = default_graph().evaluate(plan, kb, settings, policy.enabled)
     except RecursionError:  # e.g. a JSON value nested thousands deep
         return LintResult(path=path, error=InputError("script nests too deeply to read"))
+    suppressions = parse_suppressions(parsed) if policy.inline_suppressions else []
+    result = LintResult(path=path, source=source, plan=plan, raw=raw, suppressions=suppressions)
+    if not settings.version:
+        result.assumed_version = _assumed_version(plan, kb)
+    return apply_policy(result, policy, extra)
+
+
+def apply_policy(result: LintResult, policy: Policy | None = None, extra: list[Finding] | None = None) -> LintResult:
+    """Select, suppress, re-level and sort the findings of an analysed file; updates and returns ``result``.
+
+    ``extra`` are findings about this file from outside it (deployment rules): they join
+    the file's own findings (``result.raw``) under the same policy. Calling it again with
+    other ``extra`` findings does not analyse the file again.
+    """
+    policy = policy or Policy()
+    path = result.path
+    findings = result.raw + list(extra or [])
     for finding in findings:
         if finding.path is None:
             finding.path = path
     findings = [f for f in findings if policy.is_enabled(f.rule.id)]
-    suppressions = parse_suppressions(parsed) if policy.inline_suppressions else []
+    suppressions = result.suppressions
+    for suppression in suppressions:  # a second application starts afresh
+        for code in suppression.codes:
+            code.used = False
     outcome = apply_suppressions(findings, suppressions, path)
-    if suppressions and policy.is_enabled(UNUSED_SUPPRESSION.id):
-        unused = apply_suppressions(unused_findings(suppressions, source, path, policy.is_enabled), suppressions, path)
+    if suppressions and result.source is not None and policy.is_enabled(UNUSED_SUPPRESSION.id):
+        unused = apply_suppressions(unused_findings(suppressions, result.source, path, policy.is_enabled),
+                                    suppressions, path)
         outcome.kept += unused.kept
         outcome.suppressed += unused.suppressed
     for finding in outcome.kept + [s.finding for s in outcome.suppressed]:
         if finding.rule.id in policy.severity:
-            finding.severity = policy.severity[finding.rule.id]
+            finding.severity = policy.severity[finding.rule.id]  # type: ignore[assignment]
     findings = outcome.kept
     findings.sort(key=lambda f: (f.path != path, f.span.line, f.span.column, f.rule.id))
-    result = LintResult(path=path, findings=findings, source=source, plan=plan, suppressed=outcome.suppressed)
-    if not settings.version:
-        result.assumed_version = _assumed_version(plan, kb)
+    result.findings = findings
+    result.suppressed = outcome.suppressed
     return result
 
 

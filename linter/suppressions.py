@@ -27,6 +27,7 @@ from qlint.rules.plan import Span
 _FIELDS = dict(
     id="QL901",
     name="unused-suppression",
+    groups=("script",),
     severity="warning",
     scope="script",
     fix="safe",

@@ -25,6 +25,7 @@ from qlint.rules.versions import at_release_zh
 STATIC_KERNEL = RuleMeta(
     id="QL522",
     name="static-kernel-needs-npugraph-ex",
+    groups=("additional-config", "graph-capture"),
     severity="error",
     requires=("additional_config", "cudagraph_mode", "version"),
     optional=("hardware_if_known",),
@@ -96,6 +97,7 @@ def static_kernel(scope: Scope):
 DUMP_CONFIG = RuleMeta(
     id="QL523",
     name="dump-config-exclusive",
+    groups=("additional-config",),
     severity="error",
     requires=("additional_config", "version"),
     title=Text(en="dump_config and dump_config_path are both set", zh="同时设置了 dump_config 与 dump_config_path"),
@@ -138,6 +140,7 @@ def dump_config(scope: Scope):
 FUSED_MC2 = RuleMeta(
     id="QL524",
     name="fused-mc2-config",
+    groups=("additional-config", "parallelism"),
     severity="error",
     requires=("additional_config", "version"),
     optional=("hardware_if_known", "routed_experts"),
@@ -259,6 +262,7 @@ def fused_mc2(scope: Scope):
 REDUCE_SAMPLE = RuleMeta(
     id="QL529",
     name="reduce-sample-conflicts",
+    groups=("additional-config",),
     severity="error",
     requires=("additional_config", "kv_role", "version"),
     title=Text(en="enable_reduce_sample where it is refused", zh="在被拒绝的场景下开启了 enable_reduce_sample"),
@@ -316,6 +320,7 @@ def reduce_sample(scope: Scope):
 KV_NZ = RuleMeta(
     id="QL530",
     name="kv-nz-constraints",
+    groups=("additional-config", "pd"),
     severity="error",
     requires=("additional_config", "kv_role", "version"),
     optional=("mla_attention",),

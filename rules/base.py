@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from qlint.knowledge.text import Text, check_sources
+from qlint.rules.groups import check_groups
 from qlint.rules.plan import Span
 
 Severity = Literal["error", "warning", "info"]
@@ -48,12 +49,14 @@ class RuleMeta:
 
     ``requires`` names the facts (nodes of the rule graph) the rule reads; it
     is skipped when any of them is unknown for a command; ``optional`` names
-    facts it reads when known (``scope.known`` returns None otherwise). ``fix`` says whether
+    facts it reads when known (``scope.known`` returns None otherwise). ``groups`` says what
+    the rule is about (names from ``rules.groups.GROUPS``, at least one): selectors, ``qlint
+    rules`` and the docs use them. ``fix`` says whether
     the rule offers a fix and how safe it is (``safe``: keeps meaning apart from
     the fault; ``unsafe``: changes behaviour beyond the finding, e.g. TP/DP).
     A plain dataclass (validated in ``__post_init__``) so that importing the
     rules does not import pydantic. Raises ValueError on a bad id, name,
-    severity, scope, fix kind or citation.
+    severity, scope, group, fix kind or citation.
     """
 
     id: str
@@ -68,6 +71,7 @@ class RuleMeta:
     faq: str | None = None
     fix: Literal["safe", "unsafe", "none"] = "none"
     examples: tuple[Example, ...] = ()
+    groups: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not _RULE_ID.match(self.id):
@@ -83,6 +87,8 @@ class RuleMeta:
         if not isinstance(self.title, Text) or not isinstance(self.why, Text):
             raise ValueError(f"{self.id}: title and why must be Text(en=..., zh=...)")
         check_sources(self.sources)
+        object.__setattr__(self, "groups", tuple(self.groups))
+        check_groups(self.id, self.groups)
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "requires", tuple(self.requires))
         object.__setattr__(self, "optional", tuple(self.optional))

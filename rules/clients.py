@@ -20,6 +20,7 @@ SERVE = "vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --served-model-name qwen3.5 --
 NAME_MISMATCH = RuleMeta(
     id="QL801",
     name="client-model-name-mismatch",
+    groups=("clients",),
     severity="error",
     scope="script",
     requires=("served_names",),

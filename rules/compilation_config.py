@@ -26,6 +26,7 @@ NO_COMPILE = (0, "0", "NONE")
 COMPILE_MODE = RuleMeta(
     id="QL537",
     name="compilation-mode-disables-graphs",
+    groups=("graph-capture",),
     severity="warning",
     requires=("compilation", "enforce_eager", "version"),
     title=Text(en="The compilation mode turns ACL graphs off", zh="编译模式导致 ACL 图被关闭"),
@@ -89,6 +90,7 @@ def compile_mode(scope: Scope):
 CAPTURE_MAX = RuleMeta(
     id="QL538",
     name="capture-max-mismatch",
+    groups=("graph-capture",),
     severity="error",
     requires=("compilation", "capture_sizes", "cudagraph_mode", "batched_tokens", "version"),
     fix="safe",
@@ -150,6 +152,7 @@ def capture_max(scope: Scope):
 CAPTURE_BUDGET = RuleMeta(
     id="QL539",
     name="capture-sizes-above-batched-tokens",
+    groups=("graph-capture", "scheduling"),
     severity="warning",
     requires=("capture_sizes", "cudagraph_mode", "batched_tokens", "mtp_tokens", "version"),
     fix="safe",
@@ -210,6 +213,7 @@ def capture_budget(scope: Scope):
 TP_ALIGNED = RuleMeta(
     id="QL540",
     name="tp-aligned-capture-sizes",
+    groups=("graph-capture", "parallelism"),
     severity="error",
     requires=("additional_config", "tp", "expert_parallel", "capture_sizes", "cudagraph_mode", "version"),
     title=Text(en="Shared-expert DP needs capture sizes that are multiples of TP",

@@ -21,6 +21,7 @@ from qlint.rules.versions import at_release_zh
 PCP = RuleMeta(
     id="QL547",
     name="context-parallel-unsupported",
+    groups=("parallelism",),
     severity="error",
     requires=("dp", "speculative", "version"),
     title=Text(en="Context parallel where the release rejects it", zh="在该版本拒绝的配置下使用上下文并行"),

@@ -20,6 +20,7 @@ from qlint.rules.graph import Scope, check
 INVALID_JSON = RuleMeta(
     id="QL101",
     name="invalid-json-in-config-flag",
+    groups=("flags",),
     severity="error",
     title=Text(
         en="A JSON-valued flag does not hold valid JSON",
@@ -45,6 +46,7 @@ INVALID_JSON = RuleMeta(
 UNKNOWN_FLAG = RuleMeta(
     id="QL102",
     name="unknown-serve-flag",
+    groups=("flags",),
     severity="error",
     fix="unsafe",
     title=Text(en="vllm serve does not know this option", zh="vllm serve 不认识该参数"),
@@ -68,6 +70,7 @@ UNKNOWN_FLAG = RuleMeta(
 BAD_VALUE = RuleMeta(
     id="QL106",
     name="invalid-option-value",
+    groups=("flags",),
     severity="error",
     title=Text(en="An option or JSON key has a value vLLM rejects", zh="参数或 JSON 键的取值会被 vLLM 拒绝"),
     why=Text(
@@ -89,6 +92,7 @@ BAD_VALUE = RuleMeta(
 UNKNOWN_KEY = RuleMeta(
     id="QL105",
     name="unknown-config-key",
+    groups=("flags",),
     severity="error",
     requires=("version",),
     title=Text(en="A JSON sub-config has a key its reader does not know",

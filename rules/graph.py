@@ -218,6 +218,7 @@ class RuleGraph:
         self._facts = facts
         self._rules = rules
         self._inputs: dict[str, list[str]] = {}
+        self._by_selection: dict[frozenset[str], tuple[tuple, ...]] = {}
 
     @cached_property
     def _graph(self):
@@ -294,8 +295,21 @@ class RuleGraph:
             for _, other, data in self._relations.edges(fact_name, data=True)
         ]
 
-    def evaluate(self, plan: LaunchPlan, kb: KnowledgeBase, settings: Settings) -> list[Finding]:
-        """Run every rule over a plan and return the findings (unsorted)."""
+    def _enabled_steps(self, enabled: frozenset[str] | None) -> tuple[tuple, ...]:
+        """The steps of the rules in ``enabled`` (None: every rule), in evaluation order."""
+        if enabled is None:
+            return self._steps
+        cached = self._by_selection.get(enabled)
+        if cached is None:
+            cached = self._by_selection[enabled] = tuple(s for s in self._steps if s[0].meta.id in enabled)
+        return cached
+
+    def evaluate(self, plan: LaunchPlan, kb: KnowledgeBase, settings: Settings,
+                 enabled: frozenset[str] | None = None) -> list[Finding]:
+        """Run the rules over a plan and return the findings (unsorted).
+
+        ``enabled``: ids of the rules to run (None: every rule); the others do not run at all.
+        """
         findings: list[Finding] = []
         script = Scope(plan=plan, kb=kb, settings=settings)
         serve_scopes = [
@@ -304,7 +318,7 @@ class RuleGraph:
         ]
         script_scopes = [script]
         run = self._run_step
-        for step in self._steps:
+        for step in self._enabled_steps(enabled):
             kind = step[1]
             if kind == "deployment":
                 continue
@@ -314,17 +328,19 @@ class RuleGraph:
                     findings.extend(produced)
         return findings
 
-    def evaluate_deployment(self, plans: list[LaunchPlan], kb: KnowledgeBase, settings: Settings) -> list[Finding]:
+    def evaluate_deployment(self, plans: list[LaunchPlan], kb: KnowledgeBase, settings: Settings,
+                            enabled: frozenset[str] | None = None) -> list[Finding]:
         """Run the deployment-scope rules over scripts that run together (P, D, proxy...).
 
-        Their findings carry the ``path`` of the script they blame.
+        Their findings carry the ``path`` of the script they blame. ``enabled``: ids of
+        the rules to run (None: every rule).
         """
         if not plans:
             return []
         findings: list[Finding] = []
         scope = Scope(plan=plans[0], kb=kb, settings=settings, deployment=list(plans))
         for rule in self.order():
-            if rule.meta.scope == "deployment":
+            if rule.meta.scope == "deployment" and (enabled is None or rule.meta.id in enabled):
                 findings.extend(self._run(rule, scope))
         return findings
 

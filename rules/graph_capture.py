@@ -84,6 +84,7 @@ def moe_if_known(scope: Scope):
 SPEC_MULTIPLE = RuleMeta(
     id="QL401",
     name="capture-sizes-not-multiple-of-spec",
+    groups=("graph-capture",),
     severity="warning",
     requires=("capture_sizes", "mtp_tokens", "cudagraph_mode", "batched_tokens"),
     fix="safe",
@@ -128,6 +129,7 @@ SPEC_MULTIPLE = RuleMeta(
 EAGER_OVERRIDES = RuleMeta(
     id="QL402",
     name="enforce-eager-overrides-graph",
+    groups=("graph-capture",),
     severity="warning",
     requires=("enforce_eager", "compilation"),
     title=Text(en="--enforce-eager silently cancels the configured graph mode",
@@ -152,6 +154,7 @@ EAGER_OVERRIDES = RuleMeta(
 DRAFT_EAGER = RuleMeta(
     id="QL403",
     name="spec-decode-eager-draft",
+    groups=("graph-capture", "speculative"),
     severity="info",
     requires=("speculative", "cudagraph_mode"),
     fix="safe",
@@ -184,6 +187,7 @@ DRAFT_EAGER = RuleMeta(
 FLASHCOMM1 = RuleMeta(
     id="QL404",
     name="flashcomm1-constraints",
+    groups=("graph-capture", "parallelism"),
     severity="error",
     requires=("flashcomm1", "tp", "expert_parallel", "moe_if_known", "capture_sizes", "cudagraph_mode",
               "version", "additional_config"),

@@ -16,6 +16,7 @@ from qlint.rules.plan import Command
 HOST_TUNING = RuleMeta(
     id="QL108",
     name="host-tuning-in-launch-script",
+    groups=("host",),
     severity="warning",
     scope="script",
     title=Text(en="Kernel tuning runs inside the serving container",

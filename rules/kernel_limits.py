@@ -22,6 +22,7 @@ from qlint.rules.versions import at_release_zh
 MEGA_MOE = RuleMeta(
     id="QL548",
     name="mega-moe-max-tokens",
+    groups=("additional-config",),
     severity="error",
     requires=("additional_config", "version"),
     title=Text(en="mega_moe_max_tokens is not a positive integer", zh="mega_moe_max_tokens 不是正整数"),
@@ -62,6 +63,7 @@ def mega_moe(scope: Scope):
 MLA_310P = RuleMeta(
     id="QL549",
     name="310p-mla-model",
+    groups=("310p",),
     severity="error",
     requires=("hardware", "mla_attention", "version"),
     faq="atlas-300i-duo-deployment",

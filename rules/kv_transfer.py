@@ -80,6 +80,7 @@ def _block(config: dict, name: str):
 SIZE_MISMATCH = RuleMeta(
     id="QL601",
     name="kv-parallel-size-mismatch",
+    groups=("pd", "kv-transfer", "parallelism"),
     severity="error",
     requires=("kv_transfer", "kv_role", "kv_engine_sizes", "version"),
     fix="safe",
@@ -158,6 +159,7 @@ def size_mismatch(scope: Scope):
 ROLE_MISSING = RuleMeta(
     id="QL602",
     name="kv-role-missing",
+    groups=("pd", "kv-transfer"),
     severity="error",
     requires=("kv_transfer",),
     title=Text(en="kv_connector is set but kv_role is not", zh="设置了 kv_connector 却没有设置 kv_role"),
@@ -203,6 +205,7 @@ def role_missing(scope: Scope):
 SIZES_MISSING = RuleMeta(
     id="QL604",
     name="kv-extra-config-sizes-missing",
+    groups=("pd", "kv-transfer"),
     severity="error",
     requires=("kv_transfer", "version"),
     title=Text(en="The Mooncake connector needs tp_size and dp_size for both prefill and decode",
@@ -280,6 +283,7 @@ def sizes_missing(scope: Scope):
 TP_RATIO = RuleMeta(
     id="QL605",
     name="pd-tp-ratio",
+    groups=("pd", "kv-transfer", "parallelism"),
     severity="error",
     requires=("kv_transfer", "kv_role", "kv_engine_sizes", "mla_attention"),
     title=Text(en="Prefill TP is not a multiple of decode TP", zh="预填充 TP 不是解码 TP 的整数倍"),
@@ -346,6 +350,7 @@ def tp_ratio(scope: Scope):
 RECOMPUTE = RuleMeta(
     id="QL603",
     name="recompute-scheduler-placement",
+    groups=("pd", "scheduling"),
     severity="error",
     requires=("additional_config", "kv_transfer", "kv_role", "version"),
     fix="safe",

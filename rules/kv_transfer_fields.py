@@ -25,6 +25,7 @@ from qlint.rules.versions import at_release_zh
 LOAD_FAILURE = RuleMeta(
     id="QL531",
     name="kv-load-failure-recompute-hybrid",
+    groups=("kv-transfer", "pd"),
     severity="error",
     requires=("kv_transfer", "is_hybrid", "version"),
     title=Text(en="kv_load_failure_policy recompute on a hybrid model",
@@ -79,6 +80,7 @@ def load_failure(scope: Scope):
 KV_OVERWRITTEN = RuleMeta(
     id="QL532",
     name="kv-transfer-fields-overwritten",
+    groups=("kv-transfer", "pd"),
     severity="info",
     requires=("kv_transfer", "version"),
     title=Text(en="A kv-transfer-config field that vllm-ascend overwrites", zh="vllm-ascend 会改写的 kv-transfer-config 字段"),
@@ -152,6 +154,7 @@ ASCEND_CONNECTORS = (
 UNKNOWN_CONNECTOR = RuleMeta(
     id="QL533",
     name="kv-connector-unknown",
+    groups=("kv-transfer", "pd"),
     severity="error",
     requires=("kv_transfer", "version"),
     title=Text(en="kv_connector names no registered connector", zh="kv_connector 不是任何已注册的连接器"),

@@ -19,6 +19,7 @@ from qlint.rules.versions import at_release_zh
 MAMBA_MODE = RuleMeta(
     id="QL546",
     name="mamba-cache-mode-adjusted",
+    groups=("prefix-cache", "memory"),
     severity="error",
     requires=("model", "prefix_caching", "chunked_prefill_flag", "mamba_cache_mode", "version", "speculative"),
     title=Text(en="vLLM changes or rejects the mamba cache mode of a Qwen hybrid model",

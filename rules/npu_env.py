@@ -19,6 +19,7 @@ from qlint.rules.versions import at_release_zh
 LAUNCH_BLOCKING = RuleMeta(
     id="QL520",
     name="launch-blocking-with-graphs",
+    groups=("env", "graph-capture"),
     severity="error",
     requires=("cudagraph_mode", "version"),
     title=Text(en="ASCEND_LAUNCH_BLOCKING=1 with ACL graphs", zh="ASCEND_LAUNCH_BLOCKING=1 与 ACL 图模式同用"),
@@ -63,6 +64,7 @@ def launch_blocking(scope: Scope):
 ALLOC_CONF = RuleMeta(
     id="QL521",
     name="npu-alloc-conf-conflict",
+    groups=("env", "memory"),
     severity="warning",
     requires=("version",),
     faq="oom",

@@ -12,6 +12,7 @@ from qlint.rules.resize import resize
 EP_MIXED = RuleMeta(
     id="QL201",
     name="ep-mixed-with-moe-tp",
+    groups=("parallelism",),
     severity="error",
     requires=("expert_parallel", "moe_tp"),
     fix="safe",
@@ -44,6 +45,7 @@ EP_MIXED = RuleMeta(
 EP_DENSE = RuleMeta(
     id="QL202",
     name="ep-on-dense-model",
+    groups=("parallelism",),
     severity="warning",
     requires=("expert_parallel", "moe", "model"),
     fix="safe",
@@ -67,6 +69,7 @@ EP_DENSE = RuleMeta(
 NPUS_PER_NODE = RuleMeta(
     id="QL203",
     name="npus-exceed-node",
+    groups=("parallelism",),
     severity="error",
     requires=("tp", "dp_local", "pp", "hardware"),
     title=Text(en="TP x local DP needs more NPUs than the node has", zh="TP 与本地 DP 的乘积超过节点 NPU 数"),
@@ -89,6 +92,7 @@ NPUS_PER_NODE = RuleMeta(
 VISIBLE_DEVICES = RuleMeta(
     id="QL204",
     name="visible-devices-mismatch",
+    groups=("parallelism",),
     severity="error",
     requires=("tp", "dp_local", "pp", "visible_devices"),
     title=Text(en="ASCEND_RT_VISIBLE_DEVICES does not match TP x local DP",
@@ -111,6 +115,7 @@ VISIBLE_DEVICES = RuleMeta(
 DP_FIRST = RuleMeta(
     id="QL205",
     name="dp-first-sizing",
+    groups=("parallelism",),
     severity="warning",
     requires=("model", "tp", "dp", "hardware", "max_model_len"),
     optional=("dp_local", "pp", "visible_devices", "kv_transfer", "kv_role", "flashcomm1", "capture_sizes"),
@@ -136,6 +141,7 @@ DP_FIRST = RuleMeta(
 TP_HEADS = RuleMeta(
     id="QL206",
     name="tp-divides-heads",
+    groups=("parallelism",),
     severity="error",
     requires=("tp", "attention_heads", "model_label"),
     optional=("kv_heads",),
@@ -158,6 +164,7 @@ TP_HEADS = RuleMeta(
 EP_EXPERTS = RuleMeta(
     id="QL207",
     name="ep-divides-experts",
+    groups=("parallelism",),
     severity="error",
     requires=("ep_size", "routed_experts", "model_label"),
     title=Text(en="The EP size does not divide the routed experts", zh="EP 大小不能整除路由专家数"),
@@ -415,6 +422,7 @@ def ep_experts(scope: Scope):
 EXTERNAL_DP_DENSE = RuleMeta(
     id="QL208",
     name="external-dp-on-dense-model",
+    groups=("parallelism",),
     severity="error",
     requires=("dp", "moe", "model"),
     title=Text(en="External data parallel (--data-parallel-rank) on a dense model",

@@ -67,6 +67,7 @@ def _name(plan: LaunchPlan) -> str:
 PEER_SIZES = RuleMeta(
     id="QL610",
     name="pd-peer-size-mismatch",
+    groups=("pd", "kv-transfer"),
     severity="error",
     scope="deployment",
     fix="safe",
@@ -135,6 +136,7 @@ def peer_sizes(scope: Scope):
 SERVED_NAME = RuleMeta(
     id="QL611",
     name="pd-served-name-mismatch",
+    groups=("pd",),
     severity="error",
     scope="deployment",
     title=Text(en="Prefill and decode engines answer to different model names",
@@ -187,6 +189,7 @@ def served_name(scope: Scope):
 DP_SPREAD = RuleMeta(
     id="QL612",
     name="dp-spread-over-nodes",
+    groups=("parallelism", "pd"),
     severity="error",
     scope="deployment",
     title=Text(en="A DP group spread over nodes is inconsistent",
@@ -320,6 +323,7 @@ def dp_spread(scope: Scope):
 KV_PORT = RuleMeta(
     id="QL613",
     name="kv-port-in-reserved-range",
+    groups=("pd", "kv-transfer"),
     severity="warning",
     requires=("kv_transfer", "hardware"),
     title=Text(en="kv_port lies in the range the transfer engine picks random ports from",
@@ -382,6 +386,7 @@ def kv_port(scope: Scope):
 PROXY = RuleMeta(
     id="QL614",
     name="proxy-engine-mismatch",
+    groups=("pd",),
     severity="error",
     scope="deployment",
     title=Text(en="The PD proxy does not match the engines", zh="PD 代理与引擎不匹配"),

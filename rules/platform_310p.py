@@ -79,6 +79,7 @@ def _key_span(serve: ServeCommand, flag: str, key: str) -> Span:
 DTYPE = RuleMeta(
     id="QL501",
     name="310p-dtype-float16",
+    groups=("310p", "quantization"),
     severity="error",
     requires=("hardware", "dtype"),
     fix="safe",
@@ -192,6 +193,7 @@ def dtype_float16(scope: Scope):
 CAPTURE = RuleMeta(
     id="QL502",
     name="310p-capture-sizes",
+    groups=("310p", "graph-capture"),
     severity="error",
     requires=("hardware", "version", "tp", "cudagraph_mode", "capture_sizes", "compilation", "mtp_tokens",
               "max_num_seqs"),
@@ -334,6 +336,7 @@ def capture_sizes(scope: Scope):
 NPUGRAPH_EX = RuleMeta(
     id="QL503",
     name="310p-npugraph-ex",
+    groups=("310p", "graph-capture"),
     severity="error",
     requires=("hardware", "version", "cudagraph_mode", "additional_config"),
     fix="safe",
@@ -449,6 +452,7 @@ def npugraph_ex(scope: Scope):
 TP_ONLY = RuleMeta(
     id="QL504",
     name="310p-tp-only",
+    groups=("310p", "parallelism"),
     severity="error",
     requires=("hardware", "dp", "expert_parallel"),
     fix="unsafe",
@@ -511,6 +515,7 @@ def tp_only(scope: Scope):
 NO_PD = RuleMeta(
     id="QL505",
     name="310p-no-pd",
+    groups=("310p", "pd"),
     severity="error",
     requires=("hardware", "kv_transfer"),
     faq="atlas-300i-duo-deployment",
@@ -561,6 +566,7 @@ def no_pd(scope: Scope):
 KV_FP8 = RuleMeta(
     id="QL506",
     name="310p-kv-cache-fp8",
+    groups=("310p", "memory"),
     severity="error",
     requires=("hardware",),
     fix="safe",

@@ -28,6 +28,7 @@ def mamba_cache_mode(scope: Scope):
 DECODE_PREFIX = RuleMeta(
     id="QL701",
     name="pd-decode-prefix-caching",
+    groups=("prefix-cache", "pd"),
     severity="error",
     requires=("kv_role", "hybrid", "prefix_caching", "mamba_cache_mode", "model"),
     fix="safe",
@@ -97,6 +98,7 @@ def decode_prefix(scope: Scope):
 BLOCK_SIZE = RuleMeta(
     id="QL702",
     name="hybrid-prefix-cache-block-size",
+    groups=("prefix-cache",),
     severity="info",
     requires=("kv_role", "hybrid", "prefix_caching", "model"),
     faq="hybrid-prefix-caching-block-size",
@@ -150,6 +152,7 @@ def block_size(scope: Scope):
 MTP_ALL = RuleMeta(
     id="QL703",
     name="qwen35-mtp-mamba-cache-all",
+    groups=("prefix-cache", "speculative"),
     severity="error",
     requires=("model", "speculative", "mamba_cache_mode"),
     fix="safe",

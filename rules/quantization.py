@@ -21,6 +21,7 @@ _FP16 = ("float16", "half")
 FP16_W8A8 = RuleMeta(
     id="QL507",
     name="float16-on-a2-a3",
+    groups=("quantization",),
     severity="error",
     requires=("hardware", "dtype", "quantized_weights"),
     fix="safe",
@@ -152,6 +153,7 @@ def float16_on_a2_a3(scope: Scope):
 FLAG_MISSING = RuleMeta(
     id="QL508",
     name="quantization-flag-missing",
+    groups=("quantization",),
     severity="info",
     requires=("quantized_weights", "version", "weight_format"),
     fix="safe",
@@ -221,6 +223,7 @@ def quantization_flag_missing(scope: Scope):
 FLAG_ON_BF16 = RuleMeta(
     id="QL509",
     name="quantization-on-bf16",
+    groups=("quantization",),
     severity="error",
     requires=("quantized_weights", "model_ref", "weight_format"),
     fix="safe",

@@ -14,6 +14,7 @@ from qlint.rules.graph import Scope, check
 REDUNDANT = RuleMeta(
     id="QL513",
     name="redundant-setting",
+    groups=("redundant",),
     severity="info",
     requires=("version", "additional_config"),
     optional=("model",),

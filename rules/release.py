@@ -27,6 +27,7 @@ _DAVINCI = re.compile(r"^/dev/davinci(\d+)$")
 IMAGE_HARDWARE = RuleMeta(
     id="QL510",
     name="image-hardware-mismatch",
+    groups=("release",),
     severity="error",
     scope="script",
     fix="unsafe",
@@ -133,6 +134,7 @@ def image_hardware(scope: Scope):
 MODEL_SUPPORT = RuleMeta(
     id="QL511",
     name="version-below-model-support",
+    groups=("release",),
     severity="error",
     requires=("model", "version", "hardware_if_known"),
     faq="version-pairing",
@@ -194,6 +196,7 @@ def model_support(scope: Scope):
 STALE_ENV = RuleMeta(
     id="QL512",
     name="stale-env-var",
+    groups=("release", "env"),
     severity="warning",
     scope="script",
     requires=("version",),

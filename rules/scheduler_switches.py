@@ -58,6 +58,7 @@ def _enabled(section) -> bool:
 PROFILING_CHUNK = RuleMeta(
     id="QL525",
     name="profiling-chunk-constraints",
+    groups=("scheduling",),
     severity="error",
     requires=("additional_config", "pp", "version"),
     title=Text(en="profiling_chunk_config enabled where it cannot run", zh="在无法运行的配置下开启了 profiling_chunk_config"),
@@ -116,6 +117,7 @@ def profiling_chunk(scope: Scope):
 BALANCE_PD = RuleMeta(
     id="QL526",
     name="balance-scheduling-on-pd",
+    groups=("scheduling", "pd"),
     severity="error",
     requires=("additional_config", "kv_transfer", "kv_role", "version"),
     faq="pd-disaggregation",
@@ -162,6 +164,7 @@ def balance_on_pd(scope: Scope):
 SHORT_FIRST = RuleMeta(
     id="QL527",
     name="short-request-first-conflicts",
+    groups=("scheduling",),
     severity="error",
     requires=("additional_config", "kv_role", "version"),
     title=Text(en="ShortRequestFirst scheduling in a combination it rejects",
@@ -220,6 +223,7 @@ def short_first(scope: Scope):
 DYNTRA = RuleMeta(
     id="QL528",
     name="dyntra-lb-placement",
+    groups=("scheduling", "pd", "parallelism"),
     severity="error",
     requires=("additional_config", "kv_role", "dp", "dp_local", "version"),
     title=Text(en="DyntraLB enabled outside a single-node PD decode instance with DP",

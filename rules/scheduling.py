@@ -94,6 +94,7 @@ def batched_tokens(scope: Scope):
 MODEL_LEN = RuleMeta(
     id="QL301",
     name="max-model-len-above-model-max",
+    groups=("scheduling",),
     severity="error",
     requires=("max_model_len", "model_max_len", "model_label"),
     fix="unsafe",
@@ -127,6 +128,7 @@ MODEL_LEN = RuleMeta(
 DECODE_NEED = RuleMeta(
     id="QL302",
     name="batched-tokens-below-decode-need",
+    groups=("scheduling",),
     severity="error",
     requires=("max_num_seqs", "batched_tokens", "mtp_tokens"),
     fix="unsafe",
@@ -170,6 +172,7 @@ DECODE_NEED = RuleMeta(
 UNCHUNKED = RuleMeta(
     id="QL303",
     name="batched-tokens-below-model-len",
+    groups=("scheduling",),
     severity="error",
     requires=("max_num_batched_tokens", "model_len_limit", "chunked_prefill_flag", "ascend_scheduler_unchunked",
               "additional_config", "version"),
@@ -214,6 +217,7 @@ UNCHUNKED = RuleMeta(
 OFF_GRID = RuleMeta(
     id="QL304",
     name="max-num-seqs-off-capture-grid",
+    groups=("scheduling", "graph-capture"),
     severity="warning",
     requires=("cudagraph_mode", "capture_sizes", "compilation", "max_num_seqs", "mtp_tokens", "batched_tokens",
               "version", "kv_role"),

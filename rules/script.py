@@ -16,6 +16,7 @@ from qlint.rules.plan import Span
 DANGLING = RuleMeta(
     id="QL103",
     name="trailing-backslash",
+    groups=("script",),
     severity="warning",
     scope="script",
     fix="safe",
@@ -41,6 +42,7 @@ DANGLING = RuleMeta(
 SHEBANG = RuleMeta(
     id="QL104",
     name="misplaced-shebang",
+    groups=("script",),
     severity="warning",
     scope="script",
     fix="safe",
@@ -118,6 +120,7 @@ def misplaced_shebang(scope: Scope):
 PLACEHOLDER = RuleMeta(
     id="QL107",
     name="placeholder-read-as-redirect",
+    groups=("script",),
     severity="warning",
     scope="script",
     title=Text(en="A <placeholder> in a command is a shell redirection",

@@ -20,6 +20,7 @@ from qlint.rules.versions import at_release_zh
 HEADLESS_API = RuleMeta(
     id="QL541",
     name="headless-with-api-servers",
+    groups=("parallelism",),
     severity="error",
     fix="safe",
     requires=("version",),
@@ -77,6 +78,7 @@ def headless_api(scope: Scope):
 DP_LOCAL = RuleMeta(
     id="QL542",
     name="dp-local-size",
+    groups=("parallelism",),
     severity="error",
     requires=("dp", "version"),
     title=Text(en="--data-parallel-size-local does not fit the DP group", zh="--data-parallel-size-local 与 DP 组不匹配"),
@@ -135,6 +137,7 @@ def dp_local_size(scope: Scope):
 LB_MODES = RuleMeta(
     id="QL543",
     name="dp-lb-modes-conflict",
+    groups=("parallelism",),
     severity="error",
     requires=("version",),
     title=Text(en="Two data-parallel load-balancing modes at once", zh="同时指定了两种数据并行负载均衡模式"),
@@ -208,6 +211,7 @@ def lb_modes(scope: Scope):
 HYBRID_LB = RuleMeta(
     id="QL544",
     name="dp-hybrid-lb-inferred",
+    groups=("parallelism",),
     severity="info",
     requires=("version",),
     faq="qwen35-397b-mp-hang",
@@ -267,6 +271,7 @@ def hybrid_lb(scope: Scope):
 MODEL_ARG = RuleMeta(
     id="QL545",
     name="serve-model-argument",
+    groups=("flags",),
     severity="error",
     requires=("version",),
     title=Text(en="vllm serve without the model as first argument", zh="vllm serve 的第一个参数不是模型"),

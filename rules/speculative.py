@@ -22,6 +22,7 @@ from qlint.rules.versions import at_release_zh, paired_vllm
 SPEC_QUANT = RuleMeta(
     id="QL534",
     name="speculative-config-values",
+    groups=("speculative",),
     severity="error",
     requires=("speculative", "version"),
     title=Text(en="A --speculative-config value vLLM rejects or vllm-ascend overrides",
@@ -85,6 +86,7 @@ MTP_ALIASES = (
 MTP_ALIAS = RuleMeta(
     id="QL535",
     name="mtp-method-alias",
+    groups=("speculative",),
     severity="info",
     requires=("speculative", "version"),
     fix="safe",
@@ -135,6 +137,7 @@ NON_ASYNC_METHODS = ("ngram", "medusa", "mlp_speculator", "suffix", "custom_clas
 ASYNC_SPEC = RuleMeta(
     id="QL536",
     name="async-scheduling-spec-method",
+    groups=("speculative", "scheduling"),
     severity="error",
     requires=("speculative", "version"),
     title=Text(en="--async-scheduling with a speculative method it does not support",

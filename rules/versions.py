@@ -46,6 +46,7 @@ def _vllm_of(tag: str) -> str:
 FLAG_RELEASE = RuleMeta(
     id="QL550",
     name="serve-flag-not-in-release",
+    groups=("release", "flags"),
     severity="error",
     requires=("version",),
     fix="unsafe",
@@ -122,6 +123,7 @@ def flag_release(scope: Scope):
 LATE_ON_310P = RuleMeta(
     id="QL551",
     name="feature-late-on-310p",
+    groups=("release", "310p"),
     severity="error",
     requires=("hardware", "version", "speculative"),
     optional=("moe", "model"),
@@ -219,6 +221,7 @@ def late_on_310p(scope: Scope):
 FLASHCOMM1_SWITCH = RuleMeta(
     id="QL552",
     name="flashcomm1-switch-by-version",
+    groups=("release", "parallelism"),
     severity="warning",
     requires=("additional_config", "version"),
     fix="none",
