@@ -26,7 +26,7 @@ GROUPS: dict[str, Text] = {
     "speculative": Text(en="Speculative decoding (MTP)", zh="投机解码（MTP）"),
     "kv-transfer": Text(en="KV transfer connector configuration", zh="KV 传输连接器配置"),
     "pd": Text(en="Prefill/decode disaggregation", zh="预填充/解码分离部署"),
-    "prefix-cache": Text(en="Prefix caching and the mamba cache", zh="前缀缓存与 mamba cache"),
+    "prefix-cache": Text(en="Prefix caching and the mamba cache", zh="前缀缓存与 Mamba 状态缓存"),
     "clients": Text(en="Clients of the server in the script", zh="脚本中访问服务的客户端"),
 }
 """Every group, with a one-line description in English and Chinese."""

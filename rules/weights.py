@@ -105,6 +105,7 @@ _HARDWARE_NAMES = {"a2": "Atlas A2", "a3": "Atlas A3", "310p": "Atlas 300I (310P
 FORMAT_HARDWARE = RuleMeta(
     id="QL514",
     name="weight-format-unsupported-hardware",
+    groups=("quantization",),
     severity="error",
     requires=("weight_format", "hardware", "model_ref"),
     faq="quantization-support",
