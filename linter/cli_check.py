@@ -170,7 +170,7 @@ def lint_path(path, display, lint, mode, quiet, notices):
             result = outcome.result  # what would be left after the fixes
         elif outcome.data is not None:
             try:
-                write_atomic(path, outcome.data)
+                write_atomic(path, outcome.data, original=data)
             except OSError as error:
                 return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}")
             if not quiet:

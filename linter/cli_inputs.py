@@ -1,44 +1,134 @@
 """What ``qlint check`` reads: the scripts under the path arguments, grouped into
-deployments, and their bytes (``-`` is stdin)."""
+deployments, and their bytes (``-`` is stdin).
+
+One reading policy: only regular files are read (a FIFO, a device such as
+``/dev/zero``, a socket or a symlink loop is refused with a message), every read
+is bounded by ``source.MAX_BYTES`` (so ``qlint - < /dev/zero`` stops at once),
+and a directory walk skips hidden and vendored folders, qlint's own temporary
+files, and files that are neither ``*.sh``/``*.bash`` nor start with a real
+shell shebang.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 
+from qlint.linter.source import MAX_BYTES
+
 SHELL_SUFFIXES = (".sh", ".bash")
+SHELLS = frozenset({"sh", "bash", "dash", "ksh", "zsh", "ash", "busybox"})
+"""Interpreters a ``#!`` line may name (directly or through ``env``) for a file to count as shell."""
+VENDORED = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
+"""Folder names a directory walk never enters (besides hidden ones such as .git and .venv)."""
+TEMPORARY_SUFFIX = ".qlint"
+"""``--fix`` writes ``.<name>.<random>.qlint`` next to the file; such files are never linted."""
+
+
+class UnreadableInput(OSError):
+    """A path qlint refuses to read; ``strerror`` says why in plain words."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.strerror = reason
 
 
 def deployments(paths: tuple[str, ...]) -> list[list[str]]:
     """Group the inputs into deployments: the files named on the command line form one;
-    inside a directory argument, the scripts of each folder form one."""
+    inside a directory argument, the scripts of each folder form one. An unreadable
+    folder is returned as a path of its own, so that reading it reports the error."""
     named: list[str] = []
     folders: dict[str, list[str]] = {}
     for raw in paths:
         path = Path(raw)
         if raw != "-" and path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and (child.suffix in SHELL_SUFFIXES or has_shell_shebang(child)):
-                    folders.setdefault(str(child.parent), []).append(str(child))
+            for child in walk(path, unreadable=named):
+                folders.setdefault(str(child.parent), []).append(str(child))
         else:
             named.append(raw)
     groups = [named] if named else []
     return groups + [folders[key] for key in sorted(folders)]
 
 
+def walk(root: Path, unreadable: list[str]) -> list[Path]:
+    """The shell scripts under ``root``, sorted; folders that cannot be listed go to ``unreadable``."""
+    found: list[Path] = []
+
+    def failed(error: OSError) -> None:
+        unreadable.append(error.filename or str(root))
+
+    for folder, subfolders, files in os.walk(root, onerror=failed):
+        subfolders[:] = sorted(name for name in subfolders if not _skipped_folder(name))
+        for name in sorted(files):
+            if name.startswith(".") and name.endswith(TEMPORARY_SUFFIX):
+                continue
+            child = Path(folder) / name
+            try:
+                if not stat.S_ISREG(child.stat().st_mode):
+                    continue
+            except (OSError, RuntimeError):
+                continue
+            if child.suffix in SHELL_SUFFIXES or has_shell_shebang(child):
+                found.append(child)
+    return sorted(found)
+
+
+def _skipped_folder(name: str) -> bool:
+    return name.startswith(".") or name in VENDORED or name.endswith(".egg-info")
+
+
 def has_shell_shebang(path: Path) -> bool:
-    """True when the file starts with a ``#!`` line naming a shell."""
+    """True when the file's first line is a ``#!`` naming a shell: ``#!/bin/bash``,
+    ``#!/usr/bin/env bash``, ``#!/usr/bin/env -S bash -e``, ``#! /bin/sh -eu``."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(64)
+            head = handle.read(256)
     except OSError:
         return False
-    return head.startswith(b"#!") and (b"sh" in head.split(b"\n", 1)[0])
+    return is_shell_shebang(head.split(b"\n", 1)[0])
+
+
+def is_shell_shebang(line: bytes) -> bool:
+    """The shebang test on one first line (bytes, without the newline)."""
+    if not line.startswith(b"#!"):
+        return False
+    words = line[2:].decode("utf-8", "replace").split()
+    if not words:
+        return False
+    interpreter, rest = os.path.basename(words[0]), words[1:]
+    if interpreter == "env":
+        rest = [word for word in rest if not word.startswith("-") and "=" not in word]
+        if not rest:
+            return False
+        interpreter = os.path.basename(rest[0])
+    return interpreter in SHELLS
 
 
 def read(path: str) -> bytes:
-    """The bytes of ``path`` (``-``: stdin). Raises OSError."""
+    """The bytes of ``path`` (``-``: stdin), at most ``MAX_BYTES + 1`` of them (the caller
+    refuses a longer input). Raises OSError; ``UnreadableInput`` for what qlint never reads."""
     if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as handle:
-        return handle.read()
+        return sys.stdin.buffer.read(MAX_BYTES + 1)
+    try:
+        info = os.stat(path)
+    except RuntimeError:  # pragma: no cover - os.stat reports loops as OSError(ELOOP)
+        raise UnreadableInput("symlink loop") from None
+    except OSError as error:
+        if error.errno == 40:  # ELOOP
+            raise UnreadableInput("symlink loop (too many levels of symbolic links)") from None
+        raise
+    if stat.S_ISDIR(info.st_mode):
+        raise UnreadableInput("is a directory that could not be listed")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode)
+                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        raise UnreadableInput(f"{kind}; qlint reads regular files only")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the stat cannot block
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise UnreadableInput("not a regular file; qlint reads regular files only")
+        return handle.read(MAX_BYTES + 1)

@@ -16,7 +16,7 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
         click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
                    "(latest stable)", err=True)
     if output_format == "json":
-        click.echo(render_json(results, kb, lang))
+        click.echo(render_json(results, kb, lang, notices))
         return
     if output_format == "sarif":
         from qlint.linter.sarif import render_sarif
@@ -35,6 +35,9 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
         click.echo(text, color=color or None)
     if not quiet:
         line = summary(results)
-        if notices:
+        if notices:  # never "no problems" for something that was not read
+            line = line.replace(", no problems", "", 1)
             line += f"; {len(notices)} input(s) could not be read (see the errors above)"
+        elif not results:
+            line = "no shell script found in the given paths: nothing was checked"
         click.echo(line)

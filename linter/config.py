@@ -20,6 +20,8 @@ with the file, line and column.
 
 from __future__ import annotations
 
+import os
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,9 +70,17 @@ class ConfigFile:
         return f"{self.path} {self.table}".rstrip()
 
 
+def _absolute(path: Path) -> Path:
+    """``path`` resolved, or made absolute when resolving fails (a symlink loop raises RuntimeError)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
 def find_config_file(start: Path) -> Path | None:
     """The nearest ``.qlint.toml`` or ``pyproject.toml`` with ``[tool.qlint]``, walking up."""
-    folder = start.resolve()
+    folder = _absolute(start)
     if not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):
@@ -84,8 +94,8 @@ def find_config_file(start: Path) -> Path | None:
 
 
 def _has_qlint_table(path: Path) -> bool:
-    """A ``pyproject.toml`` counts when it has ``[tool.qlint]``, or cannot be read but mentions it
-    (so that its error is reported rather than silently passed over)."""
+    """A ``pyproject.toml`` counts when it has ``[tool.qlint]``, or is not valid TOML (so that its
+    error is reported rather than silently passed over, as ruff does)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -95,7 +105,7 @@ def _has_qlint_table(path: Path) -> bool:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        return re.search(r"tool\s*\.\s*qlint", text) is not None
+        return True  # a broken pyproject.toml is reported (load_config_file), never passed over in silence
     tool = data.get("tool")
     return isinstance(tool, dict) and "qlint" in tool
 
@@ -238,7 +248,7 @@ class ConfigCache:
         """The configuration that applies to a linted path (``-``: the current folder)."""
         if self.fixed is not None:
             return self.fixed
-        folder = Path.cwd() if path == "-" else Path(path).resolve().parent
+        folder = Path.cwd() if path == "-" else _absolute(Path(path)).parent
         if folder not in self._by_folder:
             found = find_config_file(folder)
             if found is not None and found not in self._by_file:

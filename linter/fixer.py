@@ -74,13 +74,32 @@ def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult], unsaf
     return FixOutcome(current, applied, bom + current.source.data)
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace a file's content via a temporary file in the same folder, keeping its mode.
+class WriteRefused(OSError):
+    """``--fix`` will not replace this file; ``strerror`` says why."""
 
-    A symlink is followed: its target is rewritten, the link stays.
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.strerror = reason
+
+
+def write_atomic(path: str, data: bytes, original: bytes | None = None) -> None:
+    """Replace a file's content via a temporary file in the same folder.
+
+    The file keeps its mode, owner and group. A symlink is followed: its target is
+    rewritten, the link stays. Nothing is written (``WriteRefused``) when the file no
+    longer holds ``original`` (an editor saved it while qlint ran), when it has other
+    hard links (a rename would split them), when it is read-only, or when its owner or
+    group cannot be kept. The temporary file is ``.<name>.<random>.qlint``, which
+    directory walks never lint, and it is removed on any failure.
     """
     target = os.path.realpath(path)
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    info = os.stat(target)
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & stat.S_IWUSR:
+        raise WriteRefused("the file is read-only; not written (make it writable to let --fix change it)")
+    if info.st_nlink > 1:
+        raise WriteRefused(f"the file has {info.st_nlink} hard links; replacing it would split them, so it was "
+                           "not written (apply the fixes with --diff and patch)")
     folder = os.path.dirname(target) or "."
     handle, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".", suffix=".qlint")
     try:
@@ -89,11 +108,27 @@ def write_atomic(path: str, data: bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temporary, mode)
+        written = os.stat(temporary)
+        if (written.st_uid, written.st_gid) != (info.st_uid, info.st_gid):
+            try:
+                os.chown(temporary, info.st_uid, info.st_gid)
+            except OSError:
+                raise WriteRefused("the file's owner or group could not be kept; not written") from None
+        if original is not None:
+            now = os.stat(target)
+            changed = (now.st_ino, now.st_size, now.st_mtime_ns) != (info.st_ino, info.st_size, info.st_mtime_ns)
+            if changed or _content(target) != original:
+                raise WriteRefused("the file changed since qlint read it; not written (run qlint --fix again)")
         os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _content(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:

@@ -47,9 +47,19 @@ def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
     }
 
 
-def render_json(results: list[LintResult], kb: KnowledgeBase, lang: str = "en") -> str:
-    """The JSON contract: an array of ``finding_dict`` objects (suppressed findings excluded)."""
-    return json.dumps([finding_dict(f, kb, lang) for r in results for f in r.findings], indent=2, ensure_ascii=False)
+def render_json(results: list[LintResult], kb: KnowledgeBase, lang: str = "en", notices=()) -> str:
+    """The JSON contract: an array of ``finding_dict`` objects (suppressed findings excluded),
+    then one object per input that could not be read (``rule`` null, ``name`` "input-error")."""
+    items = [finding_dict(f, kb, lang) for r in results for f in r.findings]
+    items += [input_error_dict(notice) for notice in notices]
+    return json.dumps(items, indent=2, ensure_ascii=False)
+
+
+def input_error_dict(notice) -> dict:
+    """An input error (``sarif.Notice``) in the shape of a finding, so JSON readers see it."""
+    return {"path": notice.path, "line": notice.line, "column": notice.column, "end_line": notice.line,
+            "end_column": notice.column + 1, "rule": None, "name": "input-error", "severity": "error",
+            "message": notice.message, "fix": None, "sources": [], "faq": None}
 
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}

@@ -50,7 +50,9 @@ class SourceText:
         (binary) and invalid UTF-8 (with the line and column of the first bad byte).
         """
         if len(data) > MAX_BYTES:
-            raise InputError(f"file is {len(data)} bytes; qlint reads scripts up to {MAX_BYTES} bytes")
+            raise InputError(f"input is larger than {MAX_BYTES} bytes (5 MiB); qlint reads scripts up to that size")
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise InputError("UTF-16 text; qlint reads UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)")
         nul = data.find(b"\x00")
         if nul >= 0:
             line = data.count(b"\n", 0, nul) + 1

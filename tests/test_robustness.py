@@ -105,7 +105,7 @@ JSON_FLAGS = ["--speculative-config", "--compilation-config", "--additional-conf
 @pytest.mark.parametrize("name,content,exit_code,needle", [
     ("empty", b"", 0, "no problems"),
     ("only-bom", b"\xef\xbb\xbf", 0, "no problems"),
-    ("utf16", "vllm serve m\n".encode("utf-16"), 2, "binary"),
+    ("utf16", "vllm serve m\n".encode("utf-16"), 2, "UTF-16 text; qlint reads UTF-8"),
     ("nul-middle", b"echo a\necho b\x00c\n", 2, ":2:7: error: binary"),
     ("latin1-line3", b"echo a\necho b\n# caf\xe9\n", 2, ":3:6: error: not valid UTF-8"),
     ("overlong-utf8", b"echo \xc0\xaf\n", 2, "not valid UTF-8"),
