@@ -136,7 +136,7 @@ def test_ten_megabytes_refused_from_file_and_stdin(tmp_path):
     path.write_bytes(data)
     for args, stdin, shown in (([str(path)], None, str(path)), (["-"], data, "<stdin>")):
         result = run(args, stdin)
-        assert result.exit_code == 2 and f"{shown}:1:1: error: file is {len(data)} bytes" in result.output
+        assert result.exit_code == 2 and f"{shown}:1:1: error: input is larger than 5242880 bytes" in result.output
 
 
 def test_scripts_near_the_size_limit_are_linted_with_locations():
