@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
+from qlint.rules.facts import option_int
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 from qlint.rules.local_model import Arch, LocalModel
 
@@ -231,23 +232,41 @@ def usable_hbm(scope: Scope):
     return Known(value, f"{hbm} GB HBM x {value.gmu}")
 
 
-@fact("kv_need", requires=("architecture", "tp", "pp", "max_model_len", "model_max_len", "max_num_seqs"))
+@fact("kv_shards")
+def kv_shards(scope: Scope):
+    """How many ranks share one sequence's KV cache: decode x prefill context-parallel sizes.
+    vLLM keeps only cdiv(max_model_len, dcp x pcp) tokens of a sequence per rank
+    (vllm/v1/kv_cache_interface.py FullAttentionSpec.max_memory_usage_bytes; MLA inherits it)."""
+    dcp = option_int(scope, "--decode-context-parallel-size", 1)
+    pcp = option_int(scope, "--prefill-context-parallel-size", 1)
+    shards = max(1, dcp.value) * max(1, pcp.value)
+    return Known(shards, f"DCP {dcp.value} x PCP {pcp.value}" if shards > 1 else "no context parallel")
+
+
+@fact("kv_need", requires=("architecture", "tp", "pp", "max_model_len", "context_limit", "max_num_seqs", "kv_shards",
+                           "weight_format"))
 def kv_need(scope: Scope):
-    """(GB for one max-model-len sequence on one NPU, tokens, KV GB, state GB) from the architecture."""
+    """(GB for one max-model-len sequence on one NPU, tokens, KV GB, state GB) from the architecture.
+    With context parallel each rank holds 1 / (DCP x PCP) of the sequence's tokens; the GDN state
+    is per sequence and not divided."""
     arch = scope.get("architecture")
     tp, pp = scope.get("tp"), scope.get("pp")
     tokens = scope.get("max_model_len")
     if tokens is None:
-        tokens = scope.get("model_max_len")
+        tokens = scope.get("context_limit")
+    shards = scope.get("kv_shards")
+    local_tokens = -(-tokens // shards)  # cdiv: the tokens of one sequence each context-parallel rank keeps
     cache_dtype = scope.serve.opt("--kv-cache-dtype")
     text = (cache_dtype.value.text or "") if cache_dtype is not None and cache_dtype.value else "auto"
-    kv_bytes = 1 if text.startswith(("fp8", "int8")) else 2
+    weights = scope.known("weight_format")
+    c8 = weights is not None and weights.value.format.kv_int8  # W8A8C8: int8 KV cache from the checkpoint
+    kv_bytes = 1 if text.startswith(("fp8", "int8")) or c8 else 2
     per_token = arch.kv_bytes_per_token(tp, pp, kv_bytes)
     state = arch.state_bytes_per_seq(tp, pp, _ssm_bytes(scope))
     if per_token is None or state is None:
         raise Unknown("kv_need")
-    kv = per_token * tokens / GB
-    return Known((kv + state / GB, tokens, kv, state / GB), "KV + GDN state of one sequence")
+    kv = per_token * local_tokens / GB
+    return Known((kv + state / GB, tokens, kv, state / GB, shards), "KV + GDN state of one sequence")
 
 
 def _ssm_bytes(scope: Scope) -> int:
@@ -345,16 +364,19 @@ KV_FIT = RuleMeta(
     why=Text(
         en="vLLM refuses to start when the KV cache cannot hold one request of --max-model-len tokens. Per "
         "NPU a token needs 2 x KV heads per rank x head_dim x full-attention layers x 2 bytes (KV heads fewer "
-        "than TP are replicated; MLA keeps one latent vector per layer on every rank); hybrid GDN models add a "
+        "than TP are replicated; MLA keeps one latent vector per layer on every rank); with decode / prefill context "
+        "parallel each rank keeps only 1 / (DCP x PCP) of a sequence's tokens; hybrid GDN models add a "
         "fixed recurrent state per sequence (estimated in 16-bit unless --mamba-ssm-cache-dtype float32). "
         "Activations are not counted, so the real room is smaller still." + _GMU_WHY_EN,
         zh="若 KV 缓存放不下一条 --max-model-len 长度的请求，vLLM 拒绝启动。每张 NPU 上每个 token 需要 "
         "2 x 每 rank 的 KV 头数 x head_dim x 全注意力层数 x 2 字节（KV 头少于 TP 时会复制；MLA 在每个 rank 上每层保存一个潜向量）；"
+        "启用解码 / 预填充上下文并行时，每个 rank 只保存一条序列 1 / (DCP x PCP) 的 token；"
         "GDN 混合模型每条序列还需固定大小的循环状态（按 16 位估算，除非设置 --mamba-ssm-cache-dtype float32）。"
         "估算未计入激活，实际余量更小。" + _GMU_WHY_ZH,
     ),
     sources=_MEMORY_SOURCES + (
         "vllm-ascend@v0.23.0:vllm_ascend/patch/platform/patch_mamba_config.py L58-121 (attention and GDN state pages)",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/v1/kv_cache_interface.py#L226-L234",
         "vllm@v0.23.0:vllm/transformers_utils/configs/qwen3_5_moe.py L94-102 (one full-attention layer in four)",
         "001_1f87ed2ec95407d6.txt section 9.1 (large TP for 256K contexts shards the KV cache)",
     ),
@@ -470,24 +492,27 @@ def headroom(scope: Scope):
 def kv_fit(scope: Scope):
     """KV cache + GDN state of one max-model-len sequence larger than the room after weights."""
     (per_npu, _), memory = scope.get("weights_per_npu"), scope.get("usable_hbm")
-    need, tokens, kv, state = scope.get("kv_need")
+    need, tokens, kv, state, shards = scope.get("kv_need")
     room = memory.usable - per_npu
     if room < 0 or need <= room:
         return
     seqs = scope.get("max_num_seqs")
     state_text = f" + {state:.2f} GB GDN state" if state else ""
     state_text_zh = f" + {state:.2f} GB GDN 状态" if state else ""
-    fits = int((room - state) / (kv / tokens) // 1024 * 1024) if room > state else 0
+    per_rank_token = kv / -(-tokens // shards)  # GB per token this rank keeps
+    fits = int((room - state) / per_rank_token * shards // 1024 * 1024) if room > state else 0
+    cp_text = f", its KV split over {shards} context-parallel ranks" if shards > 1 else ""
+    cp_text_zh = f"，其 KV 分布在 {shards} 个上下文并行 rank 上" if shards > 1 else ""
     advice = f"lower --max-model-len to about {fits} tokens" if fits >= 1024 else "lower --max-model-len"
     advice_zh = f"将 --max-model-len 降到约 {fits} token" if fits >= 1024 else "降低 --max-model-len"
     yield Finding(
         KV_FIT,
         Text(
             en=f"one {tokens}-token sequence of {scope.get('model_label')} needs about {need:.1f} GB per NPU "
-            f"({kv:.1f} GB KV cache{state_text}), but only {room:.1f} GB of the {memory.text()} is left "
+            f"({kv:.1f} GB KV cache{state_text}{cp_text}), but only {room:.1f} GB of the {memory.text()} is left "
             f"after {per_npu:.1f} GB of weights; --max-num-seqs {seqs} such sequences would need {need * seqs:.0f} GB",
             zh=f"{scope.get('model_label')} 的一条 {tokens} token 的序列每张 NPU 需要约 {need:.1f} GB"
-            f"（{kv:.1f} GB KV 缓存{state_text_zh}），但扣除 {per_npu:.1f} GB 权重后，{memory.text_zh()} 中"
+            f"（{kv:.1f} GB KV 缓存{state_text_zh}{cp_text_zh}），但扣除 {per_npu:.1f} GB 权重后，{memory.text_zh()} 中"
             f"只剩 {room:.1f} GB；--max-num-seqs {seqs} 条这样的序列需要 {need * seqs:.0f} GB",
         ),
         _span(scope, "--max-model-len", "--tensor-parallel-size"),

@@ -10,6 +10,7 @@ from qlint.rules import weights  # noqa: F401
 from qlint.rules import quantization  # noqa: F401
 from qlint.rules import release  # noqa: F401
 from qlint.rules import graph_capture  # noqa: F401
+from qlint.rules import rope_scaling  # noqa: F401
 from qlint.rules import scheduling  # noqa: F401
 from qlint.rules import kv_transfer  # noqa: F401
 from qlint.rules import prefix_cache  # noqa: F401

@@ -28,13 +28,14 @@ ASCEND_DEFAULT_GRID_SINCE = "v0.18.0rc1"  # platform default max capture size (v
 
 # -- facts ----------------------------------------------------------------------
 
-@fact("model_len_limit", requires=("max_model_len", "model_max_len"))
+@fact("model_len_limit", requires=("max_model_len", "context_limit"))
 def model_len_limit(scope: Scope):
-    """max_model_len in effect (tokens): --max-model-len, else the model's own maximum."""
+    """max_model_len in effect (tokens): --max-model-len, else the model's own maximum
+    (scaled by a RoPE factor from --hf-overrides)."""
     given = scope.known("max_model_len")
     if given is not None and given.value is not None:
         return given
-    limit = scope.known("model_max_len")
+    limit = scope.known("context_limit")
     if limit is None:
         raise Unknown("model_len_limit")
     return Known(limit.value, limit.origin)
@@ -96,22 +97,30 @@ MODEL_LEN = RuleMeta(
     name="max-model-len-above-model-max",
     groups=("scheduling",),
     severity="error",
-    requires=("max_model_len", "model_max_len", "model_label"),
+    requires=("max_model_len", "context_limit", "model_label"),
+    optional=("rope_override",),
     fix="unsafe",
     title=Text(en="--max-model-len is above the model's maximum context", zh="--max-model-len 超过模型的最大上下文"),
     why=Text(
         en="vLLM compares --max-model-len with the length derived from the checkpoint's config "
         "(max_position_embeddings) and refuses a larger value with ValueError, unless "
         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set; then it only warns, and positions past the trained "
-        "length may produce NaN or garbage. Seed 001's long-context row asks for 266000 tokens while "
-        "the same tutorial gives 262144 as the model's limit.",
+        "length may produce NaN or garbage. RoPE scaling given with --hf-overrides raises the limit: for "
+        "YaRN (rope_parameters, or the older rope_scaling spelling) it becomes original_max_position_embeddings x "
+        "factor, e.g. 262144 x 4 = 1048576 for the Qwen3.5-397B-A17B million-token runs. Seed 001's "
+        "long-context row asks for 266000 tokens while the same tutorial gives 262144 as the model's limit.",
         zh="vLLM 会把 --max-model-len 与检查点配置推导出的长度（max_position_embeddings）比较，"
         "更大的值直接以 ValueError 拒绝；只有设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 时才仅给出警告，"
-        "而超出训练长度的位置可能产生 NaN 或无意义输出。种子 001 的长上下文配置写了 266000，"
+        "而超出训练长度的位置可能产生 NaN 或无意义输出。通过 --hf-overrides 设置的 RoPE 缩放会提高该上限："
+        "YaRN（rope_parameters，或旧写法 rope_scaling）的上限为 original_max_position_embeddings x factor，"
+        "例如 Qwen3.5-397B-A17B 百万 token 配置中的 262144 x 4 = 1048576。种子 001 的长上下文配置写了 266000，"
         "而同一教程给出的模型上限是 262144。",
     ),
     sources=(
         "vllm@v0.23.0:vllm/config/model.py L2220-2248",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L2165-L2197",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/transformers_utils/config.py#L855-L864",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/tests/e2e/weekly/multi_node/external_dp/config/Qwen3.5-397B-w4a8_986k-function-PD.yaml#L75-L98",
         "001_1f87ed2ec95407d6.txt section 9.1 table 2",
         "001_1f87ed2ec95407d6.txt section 5.1",
         "vllm_ascend_facts.md section 7 item 13",
@@ -121,6 +130,18 @@ MODEL_LEN = RuleMeta(
             bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 266000\n",
             good="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 262144\n",
             fixed="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 262144\n",
+        ),
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w8a8-mtp --tensor-parallel-size 16 --enable-expert-parallel "
+            "--max-num-seqs 4 --max-model-len 1100000 --hf-overrides '{\"text_config\": {\"rope_parameters\": "
+            "{\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 262144}}}'\n",
+            good="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w8a8-mtp --tensor-parallel-size 16 --enable-expert-parallel "
+            "--max-num-seqs 4 --max-model-len 1010000 --hf-overrides '{\"text_config\": {\"rope_parameters\": "
+            "{\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 262144}}}'\n",
+            fixed="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w8a8-mtp --tensor-parallel-size 16 --enable-expert-parallel "
+            "--max-num-seqs 4 --max-model-len 1048576 --hf-overrides '{\"text_config\": {\"rope_parameters\": "
+            "{\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 262144}}}'\n",
+            hardware="a3", version="main",
         ),
     ),
 )
@@ -274,12 +295,17 @@ def _env_on(scope: Scope, name: str) -> bool:
 
 # -- checks --------------------------------------------------------------------
 
-@check(MODEL_LEN, relations=(("in_range", "max_model_len", "model_max_len"),))
+@check(MODEL_LEN, relations=(("in_range", "max_model_len", "context_limit"),))
 def model_len(scope: Scope):
-    """--max-model-len above the model's max_model_len."""
-    asked, limit, label = scope.get("max_model_len"), scope.get("model_max_len"), scope.get("model_label")
+    """--max-model-len above the model's max_model_len (RoPE-scaled by --hf-overrides when given)."""
+    asked, limit = scope.get("max_model_len"), scope.get("context_limit")
     if asked is None or not limit or asked <= limit:
         return
+    label = label_zh = scope.get("model_label")
+    override = scope.known("rope_override")
+    if override is not None and override.value is not None:
+        origin = scope.known("context_limit").origin
+        label, label_zh = f"{label} with {origin}", f"{label}（{origin}）"
     span = _value_span(scope, "--max-model-len")
     fix = Fix(Text(en=f"set --max-model-len to {limit}, the model maximum",
                    zh=f"将 --max-model-len 设为模型上限 {limit}"),
@@ -290,7 +316,7 @@ def model_len(scope: Scope):
             Text(
                 en=f"--max-model-len {asked} is above the {limit} maximum of {label}; "
                 "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets it start, but positions past the trained length may give NaN",
-                zh=f"--max-model-len {asked} 超过了 {label} 的上限 {limit}；VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 "
+                zh=f"--max-model-len {asked} 超过了 {label_zh} 的上限 {limit}；VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 "
                 "能让服务启动，但超出训练长度的位置可能产生 NaN",
             ),
             span, fix, severity="warning",
@@ -301,7 +327,7 @@ def model_len(scope: Scope):
         Text(
             en=f"--max-model-len {asked} is above the {limit} maximum of {label}: vLLM stops with "
             "ValueError (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)",
-            zh=f"--max-model-len {asked} 超过了 {label} 的上限 {limit}：vLLM 会报 ValueError 并退出"
+            zh=f"--max-model-len {asked} 超过了 {label_zh} 的上限 {limit}：vLLM 会报 ValueError 并退出"
             "（除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1）",
         ),
         span, fix,
