@@ -34,9 +34,9 @@ from qlint.rules.plan import (
     Value,
 )
 
-_WRAPPERS = {"nohup", "exec", "time", "nice", "stdbuf", "setsid"}
-_WRAPPERS_WITH_ARG = {"timeout": 1, "taskset": 2, "numactl": None}
 _API_SERVER_MODULES = {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"}
+_CLI_MODULES = {"vllm.entrypoints.cli.main"}  # python -m vllm.entrypoints.cli.main serve ... == vllm serve
+_PYTHON_VALUE_OPTIONS = {"-W", "-X", "-Q"}
 _IMAGE_IN_COMMENT = re.compile(r"[^\s'\"]*vllm-ascend:[^\s'\"]+")
 _DIRECTIVE = re.compile(r"^#\s*qlint:\s*(?P<body>.*)$")
 _CONTINUATION = re.compile(rb"\\\r?\n")
@@ -56,27 +56,19 @@ def _sub_span(source: SourceText, word: Word, start: int, end: int) -> Span | No
     return source.span(begin, finish)
 
 
-def _strip_wrappers(words: list[Word]) -> list[Word]:
+def _python_module(words: list[Word]) -> tuple[str | None, list[Word]]:
+    """``python [options] -m MODULE ARGS``: (MODULE, ARGS), else (None, [])."""
     index = 0
     while index < len(words):
-        name = (words[index].value or "").rsplit("/", 1)[-1]
-        if name in _WRAPPERS:
-            index += 1
-        elif name == "env":
-            index += 1
-            while index < len(words) and "=" in (words[index].value or "") and not (words[index].value or "").startswith("-"):
-                index += 1
-        elif name in _WRAPPERS_WITH_ARG:
-            count = _WRAPPERS_WITH_ARG[name]
-            index += 1
-            if count is None:  # numactl: skip its options
-                while index < len(words) and (words[index].value or "").startswith("-"):
-                    index += 1
-            else:
-                index += count
-        else:
-            break
-    return words[index:]
+        text = words[index].value or ""
+        if text == "-m" and index + 1 < len(words):
+            return words[index + 1].value, words[index + 2 :]
+        if text.startswith("-m") and len(text) > 2:
+            return text[2:], words[index + 1 :]
+        if not text.startswith("-") or text == "-" or text == "-c":
+            return None, []
+        index += 2 if text in _PYTHON_VALUE_OPTIONS else 1
+    return None, []
 
 
 class Planner:
@@ -199,8 +191,38 @@ class Planner:
         option.json = JsonValue(data=data, key_spans=spans)
 
     # -- commands ------------------------------------------------------------
+    def commands(self, source: SourceText, simple: SimpleCommand) -> list[Command]:
+        """The commands of one simple command: the containers it runs in, then the command itself."""
+        out: list[Command] = []
+        for layer in simple.layers:
+            if layer.kind in ("docker", "podman") and layer.subcommand is not None:
+                out.append(self._docker_layer(simple, layer))
+        command = self.command(source, simple)
+        if command is not None:
+            if isinstance(command, ServeCommand):
+                self._wrapped_serve(command, simple)
+            out.append(command)
+        return out
+
+    def _docker_layer(self, simple: SimpleCommand, layer) -> DockerRun:
+        devices = [_part_value(part) for part in layer.devices]
+        span = layer.span or simple.span
+        return DockerRun(kind="docker", span=span, env={}, argv=[_value(w) for w in layer.words],
+                         image=_value(layer.image) if layer.image is not None else None, devices=devices)
+
+    def _wrapped_serve(self, command: ServeCommand, simple: SimpleCommand) -> None:
+        """What the wrappers tell about the engine: the NPUs a container maps, the wrappers' names."""
+        command.wrappers = [layer.kind for layer in simple.layers]
+        for layer in simple.layers:
+            if layer.kind in ("docker", "podman") and layer.devices:
+                npus = [_part_value(part) for part in layer.devices]
+                npus = [value for value in npus if value.text is None or "davinci" in value.text
+                        and not value.text.rstrip("/").endswith(("davinci_manager",))]
+                if npus:
+                    command.devices = npus
+
     def command(self, source: SourceText, simple: SimpleCommand) -> Command | None:
-        words = _strip_wrappers(simple.words)
+        words = simple.words
         if not words:
             return None
         env = {
@@ -219,8 +241,12 @@ class Planner:
             return self._serve(source, simple, env, argv, rest[1:])
         if program == "vllm" and len(rest) >= 2 and rest[0].value == "bench":
             return self._bench(source, simple, env, argv, rest[2:])
-        if program.startswith("python") and len(rest) >= 2 and rest[0].value == "-m" and rest[1].value in _API_SERVER_MODULES:
-            return self._serve(source, simple, env, argv, rest[2:])
+        if program.startswith("python") and rest and (rest[0].value or "").startswith("-"):
+            module, arguments = _python_module(rest)
+            if module in _API_SERVER_MODULES:
+                return self._serve(source, simple, env, argv, arguments)
+            if module in _CLI_MODULES and arguments and arguments[0].value == "serve":
+                return self._serve(source, simple, env, argv, arguments[1:])
         if program.startswith("python") and rest:
             script = (rest[0].value or "").rsplit("/", 1)[-1]
             if script == "launch_online_dp.py":
@@ -347,6 +373,15 @@ class Planner:
         return DockerRun(kind="docker", span=simple.span, env=env, argv=argv, image=image, devices=devices)
 
 
+def _part_value(part) -> Value:
+    """A value inside a word (``--device=/dev/davinci0``): its text after ``part.skip`` characters."""
+    word = part.word
+    if part.skip is None or word.value is None:
+        return _value(word)
+    text = word.value[part.skip:]
+    return Value(text, word.span, raw=text if part.skip else word.raw, symbols=list(word.symbols))
+
+
 def _nest(dotted: str, value):
     result = value
     for part in reversed(dotted.split(".")):
@@ -367,13 +402,20 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     planner = Planner(kb)
     source = parsed.source
     plan = LaunchPlan(path=source.path, unsets=dict(parsed.unsets))
+    containers: set[tuple] = set()
     for simple in parsed.commands:
-        command = planner.command(source, simple)
-        if command is not None:
+        for command in planner.commands(source, simple):
+            if isinstance(command, DockerRun):  # one container, many commands run in it (bash -c 'a; b')
+                key = (command.span, command.image.span if command.image is not None else None)
+                if key in containers:
+                    continue
+                containers.add(key)
             plan.commands.append(command)
+    plan.unread = [(item.kind, item.detail, item.span) for item in parsed.unread]
     seen: set[tuple[int, int]] = set()
     candidates = [a.word for a in parsed.assignments if a.word is not None]
     candidates += [w for c in parsed.commands for w in c.words]
+    candidates += [layer.image for c in parsed.commands for layer in c.layers if layer.image is not None]
     for word in candidates:
         if word.value and "vllm-ascend:" in word.value and parse_image(word.value):
             key = (word.span.line, word.span.column)

@@ -17,6 +17,7 @@ from functools import lru_cache
 import tree_sitter as ts
 
 from qlint.linter.source import SourceText
+from qlint.linter.wrappers import WRAPPERS, Layer, Unwrapped, unwrap
 from qlint.rules.plan import Span
 
 
@@ -89,6 +90,9 @@ class Word:
     span: Span
     symbols: list[str] = field(default_factory=list)
     content_start: int | None = None  # byte offset in the file
+    node: object | None = field(default=None, repr=False, compare=False)  # the tree-sitter node it came from
+    walker: object | None = field(default=None, repr=False, compare=False)  # the reader that made it
+    origins: list[int] | None = field(default=None, repr=False, compare=False)  # byte -> file offset (YAML values)
 
     @property
     def known(self) -> bool:
@@ -118,6 +122,18 @@ class SimpleCommand:
     env: dict[str, Assignment]
     prefix: list[Assignment] = field(default_factory=list)
     background: bool = False
+    layers: list[Layer] = field(default_factory=list)  # wrappers around it, outermost first (docker, ssh...)
+
+
+@dataclass
+class Unread:
+    """Something the reader could not follow: ``kind`` (``eval``, ``dynamic-command``,
+    ``source``, ``source-cycle``, ``env-file``, ``unparsable``, ``too-deep``,
+    ``recursive-function``), ``detail`` (what it was) and where."""
+
+    kind: str
+    detail: str
+    span: Span
 
 
 @dataclass
@@ -136,28 +152,116 @@ class ParsedScript:
     assignments: list[Assignment]
     unsets: dict[str, Span]
     glued_redirects: list[Span] = field(default_factory=list)
+    unread: list[Unread] = field(default_factory=list)
+    opaque: list[Span] = field(default_factory=list)  # text read through a mapping that is not 1:1: no edits there
 
 
 _SKIP_EXPANSION = {"command_substitution", "process_substitution", "arithmetic_expansion"}
+_MAX_DEPTH = 8
+"""Nesting limit for scripts inside scripts (bash -c, heredocs, functions, source)."""
+_MAX_LOOP_VALUES = 32
+"""A ``for`` loop over more literal values than this is read once with its variable unknown."""
+_SOURCE_COMMANDS = frozenset({"source", "."})
+_DYNAMIC = frozenset({"eval"})
 
 
 class _Walker:
-    def __init__(self, source: SourceText, bindings: dict[str, str]):
-        self.source = source
+    def __init__(self, source: SourceText, bindings: dict[str, str | None], data: bytes | None = None):
+        self.source = source  # the file: spans are positions in it
+        self.data = source.data if data is None else data  # the bytes parsed (a masked copy for Markdown/YAML)
+        self.origins: list[int] | None = None  # nested text: byte -> offset in the file
+        self.coarse: Span | None = None  # nested text with no 1:1 mapping: every span is this one
         self.vars: dict[str, Assignment] = {}
+        self.arrays: dict[str, list[Word]] = {}
         self.bindings = bindings  # positional / external bindings, e.g. {"1": "0,1"}
+        self.positional: list[Word] | None = None  # "$@" inside a function call or bash -c
+        self.layers: list[Layer] = []  # wrappers around a nested script (docker, ssh, sudo...)
+        self.depth = 0
         self.commands: list[SimpleCommand] = []
         self.comments: list[Comment] = []
         self.assignments: list[Assignment] = []
         self.unsets: dict[str, Span] = {}
         self.glued_redirects: list[Span] = []
+        self.unread: list[Unread] = []
+        self.opaque: list[Span] = []
+        self.functions: dict[str, ts.Node] = {}
+        self.called: set[str] = set()
+        self.calling: list[str] = []
+        self.containers: dict[str, Layer] = {}
+        self.sourcing: list[str] = [source.path]
+
+    # -- nested scripts ----------------------------------------------------
+    def _child(self, data: bytes, origins: list[int] | None, coarse: Span | None) -> "_Walker":
+        child = object.__new__(_Walker)
+        child.__dict__.update(self.__dict__)
+        child.data = data
+        child.origins = origins
+        child.coarse = coarse
+        child.depth = self.depth + 1
+        child.vars = dict(self.vars)
+        child.arrays = dict(self.arrays)
+        return child
+
+    def _to_file(self, origins: list[int]) -> list[int]:
+        """Compose offsets in this walker's text with this walker's own mapping."""
+        if self.origins is None:
+            return origins
+        mine = self.origins
+        return [mine[o] for o in origins]
+
+    def nested(self, data: bytes, origins: list[int] | None, span: Span, *, vars: dict[str, Assignment] | None,
+               positional: list[Word] | None = None, layers: list[Layer] | None = None, what: str = "script") -> None:
+        """Read ``data`` (a command string, heredoc, function body...) as a script of its own.
+
+        ``origins`` maps each byte of ``data`` to this walker's text (None: no 1:1
+        mapping, every position becomes ``span``); ``vars`` is the environment it
+        starts with (None: this walker's variables).
+        """
+        if self.depth >= _MAX_DEPTH:
+            self.unread.append(Unread("too-deep", what, span))
+            return
+        coarse = self.coarse
+        mapped = None
+        if coarse is None:
+            if origins is None:
+                coarse = span
+                self.opaque.append(span)
+            else:
+                mapped = self._to_file(origins)
+                mapped.append(mapped[-1] + 1 if mapped else 0)
+        child = self._child(data, mapped, coarse)
+        if vars is not None:
+            child.vars = dict(vars)
+            child.arrays = {}
+        if positional is not None:
+            child.positional = positional
+            child.bindings = {str(i + 1): w.value for i, w in enumerate(positional)}
+        child.layers = self.layers + (layers or [])
+        tree = _parser().parse(data)
+        if tree.root_node.has_error:
+            self.unread.append(Unread("unparsable", what, span))
+            return
+        child.visit(tree.root_node)
+        if vars is None and not layers:  # the same shell (a function body, a sourced file): assignments stay
+            self.vars = child.vars
+            self.arrays = child.arrays
 
     # -- positions -------------------------------------------------------
+    def map(self, start: int, end: int) -> Span:
+        if self.coarse is not None:
+            return self.coarse
+        if self.origins is None:
+            return self.source.span(start, end)
+        origins = self.origins
+        first = origins[start]
+        last = origins[end - 1] + 1 if end > start else first
+        return self.source.span(first, last)
+
     def span(self, node: ts.Node) -> Span:
-        return self.source.span(node.start_byte, node.end_byte)
+        return self.map(node.start_byte, node.end_byte)
 
     def text(self, node: ts.Node) -> str:
-        return self.source.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     # -- words -----------------------------------------------------------
     def lookup(self, name: str) -> str | None:
@@ -197,13 +301,29 @@ class _Walker:
         if kind == "string_content":
             return _unescape_dq(self.text(node)), []
         if kind in ("simple_expansion", "expansion"):
+            elements = self._array_elements(node)
+            if elements is not None:
+                values = [w.value for w in elements]
+                if any(v is None for v in values):
+                    return None, [self.text(node)]
+                return " ".join(values), []  # type: ignore[arg-type]
             name = self._expansion_name(node)
             if name is None:
                 return None, [self.text(node)]
             value = self.lookup(name)
-            if value is None:
+            operator = self._expansion_operator(node)
+            if operator in (":+", "+"):  # ${VAR:+alt}: alt when VAR is set (and not empty)
+                if value is None:
+                    return None, [self.text(node)]
+                if operator == ":+" and value == "":
+                    return "", []
+                return self._operand(node)
+            if value is None or (value == "" and operator in (":-", ":=")):
                 default = self._expansion_default(node)
                 if default is not None:
+                    if operator in (":=", "=") and default[0] is not None and name not in self.bindings:
+                        word = Word(raw=default[0], value=default[0], span=self.span(node))
+                        self._set(Assignment(name=name, word=word, span=self.span(node), exported=False))
                     return default
                 return None, [self.text(node)]
             return value, []
@@ -227,7 +347,7 @@ class _Walker:
     def _literal_in_string(self, start: int, end: int) -> str:
         if end <= start:
             return ""
-        return _unescape_dq(self.source.data[start:end].decode("utf-8", "replace"))
+        return _unescape_dq(self.data[start:end].decode("utf-8", "replace"))
 
     def _expansion_name(self, node: ts.Node) -> str | None:
         for child in node.named_children:
@@ -239,25 +359,67 @@ class _Walker:
             return text
         return None
 
-    def _expansion_default(self, node: ts.Node) -> tuple[str | None, list[str]] | None:
-        """``${VAR:-default}`` / ``${VAR-default}``: use the default when VAR is unknown."""
+    def _expansion_operator(self, node: ts.Node) -> str | None:
         if node.type != "expansion":
             return None
+        for child in node.children:
+            if child.type in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+                return child.type
+        return None
+
+    def _operand(self, node: ts.Node) -> tuple[str | None, list[str]]:
         children = node.children
         for index, child in enumerate(children):
-            if child.type in (":-", "-") and index + 1 < len(children):
+            if child.type in (":-", "-", ":=", "=", ":+", "+"):
                 following = [c for c in children[index + 1 :] if c.type != "}"]
                 if len(following) == 1:
                     return self.expand(following[0])
                 if not following:
                     return "", []
+                break
+        return None, [self.text(node)]
+
+    def _expansion_default(self, node: ts.Node) -> tuple[str | None, list[str]] | None:
+        """``${VAR:-default}`` / ``${VAR-default}`` / ``${VAR:=default}``: the default when VAR is unknown."""
+        if node.type != "expansion" or self._expansion_operator(node) not in (":-", "-", ":=", "="):
+            return None
+        value = self._operand(node)
+        return value if value[0] is not None or value[1] != [self.text(node)] else None
+
+    def _array_elements(self, node: ts.Node) -> list[Word] | None:
+        """``${ARR[@]}`` / ``${ARR[*]}`` / ``$@``: the words they stand for, or None."""
+        if node.type == "simple_expansion":
+            named = node.named_children
+            if named and named[0].type == "special_variable_name" and self.text(named[0]) in ("@", "*"):
+                return list(self.positional) if self.positional is not None else None
+            return None
+        if node.type != "expansion":
+            return None
+        children = node.named_children
+        if len(children) == 1 and children[0].type == "subscript":
+            subscript = children[0]
+            name = subscript.child_by_field_name("name")
+            index = subscript.child_by_field_name("index")
+            if name is None or index is None:
+                return None
+            array = self.arrays.get(self.text(name))
+            if array is None:
+                return None
+            position = self.text(index)
+            if position in ("@", "*"):
+                return list(array)
+            if position.isdigit():
+                return array[int(position) : int(position) + 1]
+            return None
+        if len(children) == 1 and children[0].type == "special_variable_name" and self.text(children[0]) in ("@", "*"):
+            return list(self.positional) if self.positional is not None else None
         return None
 
     def make_word(self, node: ts.Node) -> Word:
         kind = node.type
         start = node.start_byte
         end = node.end_byte
-        raw = self.source.data[start:end].decode("utf-8", "replace")
+        raw = self.data[start:end].decode("utf-8", "replace")
         content_start = None
         if kind == "word" or kind == "number":  # the common case, without a second walk
             value, symbols = _unescape(raw), []
@@ -271,26 +433,153 @@ class _Walker:
                 named = node.named_children
                 if not named or (all(c.type == "string_content" for c in named) and "\\" not in raw):
                     content_start = start + 1
+        if content_start is not None and (self.coarse is not None or self.origins is not None):
+            content_start = self._file_offset(content_start, end)
         return Word(
             raw=raw,
             value=value,
-            span=self.source.span(start, end),
+            span=self.map(start, end),
             symbols=symbols,
             content_start=content_start,
+            node=node,
+            walker=self,
         )
+
+    def _file_offset(self, start: int, end: int) -> int | None:
+        """The file offset of ``start`` when bytes ``start..end`` map 1:1 onto the file, else None."""
+        if self.coarse is not None or self.origins is None:
+            return None if self.coarse is not None else start
+        origins = self.origins
+        first = origins[start]
+        for step in range(end - start):
+            if origins[start + step] != first + step:
+                return None
+        return first
+
+    def sub_word(self, part) -> Word:
+        """The Word for a value inside a word (``A=1`` of ``docker -e A=1``, ``env A=1``)."""
+        word, skip = part.word, part.skip
+        if skip is None or word.value is None:
+            return Word(raw=word.raw, value=None, span=word.span, symbols=list(word.symbols) or [word.raw])
+        value = word.value[skip:]
+        span, content_start = word.span, None
+        if word.content_start is not None:
+            begin = self.source.offset_after_chars(word.content_start, skip)
+            finish = self.source.offset_after_chars(begin, len(value))
+            span, content_start = self.source.span(begin, finish), begin
+        return Word(raw=value, value=value, span=span, content_start=content_start)
+
+    def script_text(self, word: Word) -> tuple[bytes, list[int] | None]:
+        """The text a shell would run for a command-string word, with its offsets (None: not 1:1)."""
+        node = word.node
+        owner = word.walker
+        if node is not None and owner is self:
+            out, origins = bytearray(), []
+            self._origins(node, out, origins)
+            return bytes(out), origins
+        if word.origins is not None and word.value is not None:
+            return word.value.encode("utf-8"), list(word.origins)
+        return (word.value or "").encode("utf-8"), None
+
+    def _origins(self, node: ts.Node, out: bytearray, origins: list[int]) -> None:
+        kind = node.type
+        data = self.data
+        start, end = node.start_byte, node.end_byte
+        if kind in ("word", "number"):
+            index = start
+            while index < end:
+                byte = data[index]
+                if byte == 0x5C and index + 1 < end:
+                    if data[index + 1] != 0x0A:
+                        out.append(data[index + 1])
+                        origins.append(index + 1)
+                    index += 2
+                    continue
+                out.append(byte)
+                origins.append(index)
+                index += 1
+        elif kind == "raw_string":
+            out += data[start + 1 : end - 1]
+            origins.extend(range(start + 1, end - 1))
+        elif kind == "string":
+            cursor = start + 1
+            for child in node.named_children:
+                self._dq(cursor, child.start_byte, out, origins)
+                if child.type == "string_content":
+                    self._dq(child.start_byte, child.end_byte, out, origins)
+                else:
+                    self._expanded(child, out, origins)
+                cursor = child.end_byte
+            self._dq(cursor, end - 1, out, origins)
+        elif kind == "concatenation":
+            for child in node.children:
+                self._origins(child, out, origins)
+        elif kind in ("simple_expansion", "expansion", "ansi_c_string") or kind in _SKIP_EXPANSION:
+            self._expanded(node, out, origins)
+        else:
+            out += data[start:end]
+            origins.extend(range(start, end))
+
+    def _dq(self, start: int, end: int, out: bytearray, origins: list[int]) -> None:
+        data = self.data
+        index = start
+        while index < end:
+            byte = data[index]
+            if byte == 0x5C and index + 1 < end and data[index + 1] in b'$`"\\\n':
+                if data[index + 1] != 0x0A:
+                    out.append(data[index + 1])
+                    origins.append(index + 1)
+                index += 2
+                continue
+            out.append(byte)
+            origins.append(index)
+            index += 1
+
+    def _expanded(self, node: ts.Node, out: bytearray, origins: list[int]) -> None:
+        """A known expansion gives its value (the outer shell expands it), an unknown one stays as written."""
+        value, _ = self.expand(node)
+        start, end = node.start_byte, node.end_byte
+        if value is None or node.type in _SKIP_EXPANSION:
+            out += self.data[start:end]
+            origins.extend(range(start, end))
+            return
+        encoded = value.encode("utf-8")
+        out += encoded
+        origins.extend(start if i == 0 else end - 1 for i in range(len(encoded)))
 
     # -- statements ------------------------------------------------------
     def assignment(self, node: ts.Node, exported: bool) -> Assignment:
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         name = self.text(name_node) if name_node is not None else self.text(node).split("=")[0]
+        if value_node is not None and value_node.type == "array":
+            elements = self.array_words(value_node)
+            appending = any(child.type == "+=" for child in node.children)
+            if appending:
+                elements = self.arrays.get(name, []) + elements
+            self.arrays[name] = elements
+            values = [w.value for w in elements]
+            joined = None if any(v is None for v in values) else (values[0] if values else "")
+            word = Word(self.text(value_node), joined, self.span(value_node))
+            return Assignment(name=name, word=word, span=self.span(node), exported=exported)
         word = self.make_word(value_node) if value_node is not None else Word("", "", self.span(node))
+        if name in self.arrays and "[" not in name:
+            self.arrays.pop(name, None)
         return Assignment(name=name, word=word, span=self.span(node), exported=exported)
+
+    def array_words(self, node: ts.Node) -> list[Word]:
+        out: list[Word] = []
+        for child in node.named_children:
+            if child.type == "comment":
+                continue
+            out.extend(self.argument_words(child))
+        return out
 
     def visit(self, node: ts.Node, background: bool = False) -> None:
         kind = node.type
         if kind == "comment":
-            self.comments.append(Comment(self.text(node), self.span(node)))
+            if self.origins is None and self.coarse is None:
+                self.comments.append(Comment(self.text(node), self.span(node)))
             return
         if kind == "variable_assignment":
             assignment = self.assignment(node, exported=False)
@@ -312,6 +601,7 @@ class _Walker:
                 if child.type in ("variable_name", "word"):
                     name = self.text(child)
                     self.vars.pop(name, None)
+                    self.arrays.pop(name, None)
                     self.unsets[name] = self.span(child)
             return
         if kind == "command":
@@ -319,15 +609,53 @@ class _Walker:
             return
         if kind == "redirected_statement":
             body = node.child_by_field_name("body")
-            if body is not None and body.type == "command":
-                self.command(body, background, self.redirect_arguments(node))
+            if body is not None and body.type == "command" and self.heredoc_piped(node, body, background):
                 return
-        if kind in ("function_definition",):
-            return  # bodies run only when called; a launch script rarely relies on them
+            if body is not None and body.type == "command":
+                self.command(body, background, self.redirect_arguments(node), redirects=node)
+                return
+        if kind == "function_definition":
+            name_node = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if name_node is not None and body is not None:
+                self.functions[self.text(name_node)] = body  # read where it is called
+            return
+        if kind == "for_statement":
+            self.for_loop(node)
+            return
+        if kind == "pipeline":
+            if self.piped_heredoc(node):
+                return
         children = node.children
         for index, child in enumerate(children):
             follows_amp = index + 1 < len(children) and children[index + 1].type == "&"
             self.visit(child, background=follows_amp)
+
+    def for_loop(self, node: ts.Node) -> None:
+        """``for NAME in WORDS; do BODY; done``: the body once per literal value, else once with NAME unknown."""
+        variable = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        if variable is None or body is None:
+            for child in node.children:
+                self.visit(child)
+            return
+        name = self.text(variable)
+        values_nodes = node.children_by_field_name("value")
+        has_in = any(child.type == "in" for child in node.children)
+        values: list[Word] | None = []
+        if not has_in:
+            values = list(self.positional) if self.positional is not None else None
+        else:
+            for child in values_nodes:
+                values.extend(self.argument_words(child))
+        if values is None or len(values) > _MAX_LOOP_VALUES or any(w.value is None for w in values) or not values:
+            unknown = Word(raw="$" + name, value=None, span=self.span(variable), symbols=["$" + name])
+            self._set(Assignment(name=name, word=unknown, span=self.span(variable), exported=False))
+            self.visit(body)
+            return
+        for value in values:
+            self._set(Assignment(name=name, word=value, span=value.span, exported=False))
+            self.visit(body)
 
     def _set(self, assignment: Assignment) -> None:
         self.vars[assignment.name] = assignment
@@ -351,7 +679,7 @@ class _Walker:
             destinations = child.children_by_field_name("destination")
             operator = child.children[0] if child.children else None
             kind = operator.type if operator is not None else ""
-            glued = child.start_byte > 0 and self.source.data[child.start_byte - 1 : child.start_byte] not in (b" ", b"\t", b"\n")
+            glued = child.start_byte > 0 and self.data[child.start_byte - 1 : child.start_byte] not in (b" ", b"\t", b"\n")
             following = redirects[index + 1] if index + 1 < len(redirects) else None
             placeholder = (
                 kind == "<" and destinations and following is not None
@@ -359,7 +687,7 @@ class _Walker:
                 and following.children and following.children[0].type == ">"
             )
             if placeholder:
-                span = self.source.span(child.start_byte, following.start_byte + 1)
+                span = self.map(child.start_byte, following.start_byte + 1)
                 self.glued_redirects.append(span)
                 text = self.text(child) + ">"
                 extra.append(Word(raw=text, value=None, span=span, symbols=[text]))
@@ -370,13 +698,22 @@ class _Walker:
                 continue
             if kind in ("<", ">") and glued:
                 end = destinations[0].end_byte if destinations else child.end_byte
-                self.glued_redirects.append(self.source.span(child.start_byte, end))
+                self.glued_redirects.append(self.map(child.start_byte, end))
             for destination in destinations[1:]:
                 extra.append(self.make_word(destination))
         return extra
 
     def split_words(self, child: ts.Node) -> list[Word]:
         """An unquoted ``$VAR`` / ``${VAR}`` argument is split on blanks, as bash does."""
+        elements = self._array_elements(child)
+        if elements is not None:
+            out: list[Word] = []
+            for element in elements:
+                if element.value is None or len(element.value.split()) == 1 and element.value.split()[0] == element.value:
+                    out.append(element)
+                else:
+                    out.extend(Word(raw=element.raw, value=part, span=element.span) for part in element.value.split())
+            return out
         word = self.make_word(child)
         if child.type not in ("simple_expansion", "expansion") or word.value is None:
             return [word]
@@ -385,36 +722,352 @@ class _Walker:
             return [word]
         return [Word(raw=word.raw, value=part, span=word.span) for part in parts]
 
-    def command(self, node: ts.Node, background: bool, extra: list[Word] | None = None) -> None:
+    def argument_words(self, child: ts.Node) -> list[Word]:
+        """The words one argument node stands for (arrays and ``"$@"`` give several)."""
+        kind = child.type
+        if kind in ("simple_expansion", "expansion"):
+            return self.split_words(child)
+        if kind == "string":
+            named = child.named_children
+            if len(named) == 1 and named[0].type in ("simple_expansion", "expansion") \
+                    and named[0].start_byte == child.start_byte + 1 and named[0].end_byte == child.end_byte - 1:
+                elements = self._array_elements(named[0])
+                if elements is not None:
+                    if self.text(named[0]).endswith(("*}", "$*")):  # "${A[*]}": one word
+                        values = [w.value for w in elements]
+                        value = None if any(v is None for v in values) else " ".join(values)  # type: ignore[arg-type]
+                        return [Word(raw=self.text(child), value=value, span=self.span(child))]
+                    return elements
+        return [self.make_word(child)]
+
+    def command(self, node: ts.Node, background: bool, extra: list[Word] | None = None,
+                redirects: ts.Node | None = None, stdin_override: ts.Node | None = None) -> None:
         prefix: list[Assignment] = []
         words: list[Word] = []
+        stdin: ts.Node | None = stdin_override
         for child in node.children:
             kind = child.type  # (read once: every property of a tree-sitter node is a call)
             if kind == "variable_assignment":
                 prefix.append(self.assignment(child, exported=True))
             elif kind == "command_name":
                 inner = child.named_children[0] if child.named_children else child
-                words.append(self.make_word(inner))
-            elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                words.extend(self.argument_words(inner) if inner.type in ("string", "expansion", "simple_expansion")
+                             else [self.make_word(inner)])
+            elif kind == "herestring_redirect":
+                stdin = child
+            elif kind in ("file_redirect", "heredoc_redirect"):
                 continue
             elif kind == "comment":
-                self.comments.append(Comment(self.text(child), self.span(child)))
+                if self.origins is None and self.coarse is None:
+                    self.comments.append(Comment(self.text(child), self.span(child)))
             elif child.is_named:
-                if kind in ("simple_expansion", "expansion"):
-                    words.extend(self.split_words(child))
-                else:
-                    words.append(self.make_word(child))
+                words.extend(self.argument_words(child))
         words.extend(extra or [])
-        env = dict(self.vars)
-        for assignment in prefix:
-            env[assignment.name] = assignment
+        if redirects is not None and stdin is None:
+            stdin = next((c for c in redirects.children if c.type in ("heredoc_redirect", "herestring_redirect")), None)
         if not words:
             for assignment in prefix:
                 self._set(assignment)
             return
+        self.run(words, prefix, self.span(node), background, stdin)
+
+    def run(self, words: list[Word], prefix: list[Assignment], span: Span, background: bool = False,
+            stdin: ts.Node | None = None) -> None:
+        """Record what a command runs: the command itself, or the script it reads."""
+        env = dict(self.vars)
+        for assignment in prefix:
+            env[assignment.name] = assignment
+        first = words[0].value
+        name = first.rsplit("/", 1)[-1] if first else None
+        if name is not None and name in WRAPPERS:
+            unwrapped = unwrap(words)
+            if unwrapped.layers:
+                self.wrapped(unwrapped, env, prefix, span, background, stdin)
+                return
+        if name is not None and self.enter(name, words, env, span, prefix, background):
+            return
+        if first is None and words[0].symbols and words[0].raw.startswith(("$", '"$')):
+            self.unread.append(Unread("dynamic-command", words[0].raw, words[0].span))
         self.commands.append(
-            SimpleCommand(words=words, span=self.span(node), env=env, prefix=prefix, background=background)
+            SimpleCommand(words=words, span=span, env=env, prefix=prefix, background=background,
+                          layers=list(self.layers))
         )
+
+    def enter(self, name: str, words: list[Word], env: dict[str, Assignment], span: Span,
+              prefix: list[Assignment], background: bool) -> bool:
+        """Functions, ``source`` and ``eval``: read what they run. True when handled."""
+        if name in self.functions and words[0].raw == name:
+            if name in self.calling:
+                self.unread.append(Unread("recursive-function", name, words[0].span))
+                return True
+            self.called.add(name)
+            self.calling.append(name)
+            body = self.functions[name]
+            saved = (self.bindings, self.positional)
+            self.positional = words[1:]
+            self.bindings = {str(i + 1): w.value for i, w in enumerate(words[1:])}
+            try:
+                if self.depth >= _MAX_DEPTH:
+                    self.unread.append(Unread("too-deep", name, span))
+                else:
+                    self.depth += 1
+                    self.visit(body)
+                    self.depth -= 1
+            finally:
+                self.bindings, self.positional = saved
+                self.calling.pop()
+            return True
+        if name in _SOURCE_COMMANDS and len(words) >= 2 and words[0].raw in _SOURCE_COMMANDS:
+            self.source_file(words, span)
+            return True
+        if name in _DYNAMIC:
+            self.unread.append(Unread("eval", " ".join(w.raw for w in words), span))
+            return False
+        return False
+
+    def source_file(self, words: list[Word], span: Span) -> None:
+        """``source FILE`` / ``. FILE``: read the file (never run it) when the repository holds it."""
+        target = words[1]
+        path = resolve_sourced(self.source.path, target.value)
+        if path is None:
+            if not (target.value or "").startswith(_SYSTEM_SOURCES):
+                self.unread.append(Unread("source", target.value or target.raw, target.span))
+            return
+        if path in self.sourcing:
+            self.unread.append(Unread("source-cycle", target.value or target.raw, target.span))
+            return
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(5 * 1024 * 1024 + 1)
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            self.unread.append(Unread("source", target.value or target.raw, target.span))
+            return
+        self.sourcing.append(path)
+        try:
+            self.nested(data, None, span, vars=None, positional=words[2:] or None, what=path)
+        finally:
+            self.sourcing.pop()
+
+    def wrapped(self, unwrapped: Unwrapped, env: dict[str, Assignment], prefix: list[Assignment], span: Span,
+                background: bool, stdin: ts.Node | None) -> None:
+        layers = unwrapped.layers
+        for layer in layers:
+            if layer.kind in ("docker", "podman"):
+                if layer.subcommand == "run" and layer.container:
+                    self.containers[layer.container] = layer
+                elif layer.subcommand == "exec" and layer.container in self.containers:
+                    started = self.containers[layer.container]
+                    layer.image = layer.image or started.image
+                    layer.devices = started.devices + layer.devices
+                    layer.env = started.env + layer.env
+                    layer.env_files = started.env_files + layer.env_files
+            env = self.layer_env(layer, env)
+        if unwrapped.script is not None:
+            text, origins = self.script_text(unwrapped.script)
+            self.nested(text, origins, unwrapped.script.span, vars=_exported(env), positional=unwrapped.script_args[1:],
+                        layers=layers, what="command string")
+            return
+        if unwrapped.stdin_script and stdin is not None:
+            text, origins = self.stdin_text(stdin)
+            if text is not None:
+                self.nested(text, origins, self.span(stdin), vars=_exported(env), positional=unwrapped.script_args,
+                            layers=layers, what="standard input")
+                return
+        if unwrapped.script_file is not None:
+            path = resolve_sourced(self.source.path, unwrapped.script_file.value)
+            if path is not None and path not in self.sourcing:
+                try:
+                    with open(path, "rb") as handle:
+                        data = handle.read(5 * 1024 * 1024 + 1)
+                    data.decode("utf-8")
+                except (OSError, UnicodeDecodeError):
+                    data = None
+                if data is not None:
+                    self.sourcing.append(path)
+                    try:
+                        self.nested(data, None, span, vars=_exported(env), positional=unwrapped.argv[1:],
+                                    layers=layers, what=path)
+                    finally:
+                        self.sourcing.pop()
+                    return
+        argv = unwrapped.argv
+        if argv and argv[0].value is not None and self.enter(argv[0].value.rsplit("/", 1)[-1], argv, env, span,
+                                                              prefix, background):
+            return
+        self.commands.append(
+            SimpleCommand(words=argv or [], span=span, env=env, prefix=prefix, background=background,
+                          layers=list(self.layers) + layers)
+        )
+
+    def layer_env(self, layer: Layer, env: dict[str, Assignment]) -> dict[str, Assignment]:
+        """The environment the wrapped command starts with."""
+        outer = env
+        if layer.fresh_env:
+            env = {name: value for name, value in env.items() if name in layer.preserved}
+        else:
+            env = dict(env)
+        for name in layer.unset:
+            env.pop(name, None)
+        for name, word in layer.passthrough:
+            if name in outer:
+                env[name] = outer[name]
+        for part in layer.env_files:
+            for assignment in self.env_file(self.sub_word(part)):
+                env[assignment.name] = assignment
+        for name, part in layer.env:
+            word = self.sub_word(part)
+            env[name] = Assignment(name=name, word=word, span=part.word.span, exported=True)
+        return env
+
+    def env_file(self, word: Word) -> list[Assignment]:
+        """``--env-file FILE``: its ``NAME=value`` lines (read, never run), at the option's position."""
+        path = resolve_sourced(self.source.path, word.value)
+        if path is None:
+            self.unread.append(Unread("env-file", word.value or word.raw, word.span))
+            return []
+        try:
+            with open(path, encoding="utf-8") as handle:
+                lines = handle.read(1024 * 1024).splitlines()
+        except (OSError, UnicodeDecodeError):
+            self.unread.append(Unread("env-file", word.value or word.raw, word.span))
+            return []
+        out = []
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith("#") or "=" not in line:
+                continue
+            name, _, value = line.partition("=")
+            out.append(Assignment(name=name.strip(), word=Word(raw=value, value=value, span=word.span),
+                                  span=word.span, exported=True))
+        self.opaque.append(word.span)
+        return out
+
+    def stdin_text(self, redirect: ts.Node) -> tuple[bytes | None, list[int] | None]:
+        """The script a heredoc or here-string feeds to a shell."""
+        if redirect.type == "heredoc_redirect":
+            body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+            if body is None:
+                return None, None
+            return self.data[body.start_byte : body.end_byte], list(range(body.start_byte, body.end_byte))
+        target = redirect.named_children[-1] if redirect.named_children else None
+        if target is None:
+            return None, None
+        out, origins = bytearray(), []
+        self._origins(target, out, origins)
+        return bytes(out) + b"\n", origins + [origins[-1] + 1 if origins else target.end_byte]
+
+    def piped_heredoc(self, node: ts.Node) -> bool:
+        """``echo '...' | bash``: the echoed text is the script (``printf`` too, with no format escapes)."""
+        commands = [c for c in node.named_children if c.type in ("command", "redirected_statement")]
+        if len(commands) != 2 or commands[0].type != "command" or commands[1].type != "command":
+            return False
+        feeder, reader = commands
+        name_node = feeder.child_by_field_name("name")
+        if name_node is None or self.text(name_node) not in ("echo", "printf"):
+            return False
+        arguments = [c for c in feeder.children_by_field_name("argument")]
+        if len(arguments) != 1:
+            return False
+        shell = [self.make_word(c.named_children[0] if c.type == "command_name" and c.named_children else c)
+                 for c in reader.children if c.is_named and c.type not in ("comment",)]
+        unwrapped = unwrap(shell) if shell and (shell[0].value or "").rsplit("/", 1)[-1] in WRAPPERS else None
+        if unwrapped is None or not unwrapped.stdin_script:
+            return False
+        env = dict(self.vars)
+        for layer in unwrapped.layers:
+            env = self.layer_env(layer, env)
+        out, origins = bytearray(), []
+        self._origins(arguments[0], out, origins)
+        self.nested(bytes(out) + b"\n", origins + [origins[-1] + 1 if origins else arguments[0].end_byte],
+                    self.span(arguments[0]), vars=_exported(env), layers=unwrapped.layers, what="standard input")
+        return True
+
+    def heredoc_piped(self, node: ts.Node, body: ts.Node, background: bool) -> bool:
+        """``cat <<EOF | bash`` (``| ssh HOST``, ``| docker exec -i C sh``): tree-sitter files the pipe
+        under the heredoc; the command after ``cat`` reads the heredoc as its script."""
+        heredoc = next((c for c in node.children if c.type == "heredoc_redirect"), None)
+        if heredoc is None:
+            return False
+        pipeline = next((c for c in heredoc.named_children if c.type == "pipeline"), None)
+        if pipeline is None:
+            return False
+        name_node = body.child_by_field_name("name")
+        readers = [c for c in pipeline.named_children if c.type == "command"]
+        if name_node is None or self.text(name_node) != "cat" or not readers:
+            for reader in readers:
+                self.command(reader, background)
+            return bool(readers) and False
+        self.command(readers[0], background, stdin_override=heredoc)
+        for reader in readers[1:]:
+            self.command(reader, background)
+        return True
+
+    def read_uncalled(self) -> None:
+        """Functions never called: read once with their arguments unknown (a launch may hide there)."""
+        for name, body in list(self.functions.items()):
+            if name in self.called:
+                continue
+            self.called.add(name)
+            saved = (self.bindings, self.positional, dict(self.vars))
+            self.bindings = {str(i): None for i in range(1, 10)}
+            self.positional = None
+            self.calling.append(name)
+            try:
+                self.visit(body)
+            finally:
+                self.calling.pop()
+                self.bindings, self.positional, self.vars = saved
+
+    def result(self) -> "ParsedScript":
+        return ParsedScript(
+            source=self.source,
+            commands=self.commands,
+            comments=self.comments,
+            assignments=self.assignments,
+            unsets=self.unsets,
+            glued_redirects=self.glued_redirects,
+            unread=self.unread,
+            opaque=self.opaque,
+        )
+
+
+def _exported(env: dict[str, Assignment]) -> dict[str, Assignment]:
+    return {name: value for name, value in env.items() if value.exported}
+
+
+_SYSTEM_SOURCES = ("/usr/local/Ascend/", "/etc/", "~/", "$HOME", "/root/.bashrc", "/opt/")
+"""Files sourced from the system (CANN's set_env.sh, profiles): toolkit paths, no launch; not noted."""
+
+
+def resolve_sourced(script_path: str, target: str | None) -> str | None:
+    """The file a ``source``/``--env-file`` argument names, when the repository holds it.
+
+    Relative paths are tried from the script's folder, then from the current folder;
+    the file must lie inside the script's repository (the folder holding ``.git``
+    above the script, else the script's own folder). None otherwise.
+    """
+    import os
+
+    if not target or script_path in ("-", "<stdin>") or target.startswith(("/", "~")) and not os.path.isabs(target):
+        return None
+    folder = os.path.dirname(os.path.abspath(script_path))
+    root = folder
+    probe = folder
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            root = probe
+            break
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    candidates = [target] if os.path.isabs(target) else [os.path.join(folder, target), os.path.abspath(target)]
+    for candidate in candidates:
+        real = os.path.realpath(candidate)
+        if os.path.isfile(real) and (real == root or real.startswith(root.rstrip(os.sep) + os.sep)):
+            return real
+    return None
 
 
 def _unescape(text: str) -> str:
@@ -470,16 +1123,20 @@ def _first_error(node: ts.Node) -> ts.Node | None:
     return node
 
 
-def parse_script(source: SourceText, bindings: dict[str, str] | None = None) -> ParsedScript:
+def parse_script(source: SourceText, bindings: dict[str, str] | None = None, text: bytes | None = None) -> ParsedScript:
     """Parse ``source`` and return its simple commands with resolved words.
 
     ``bindings`` supplies values for positional parameters or variables set
     outside the script (e.g. ``{"1": "0,1", "2": "7100"}`` from a launcher).
 
+    ``text`` is what to parse when it is not ``source.data`` itself: a copy of
+    the same length with everything but the shell code blanked (a Markdown
+    file's shell blocks), so that offsets are positions in ``source``.
+
     Raises ShellSyntaxError (with a span) when bash would not parse the text,
     e.g. an unterminated quote or ``$(``.
     """
-    data = source.data
+    data = source.data if text is None else text
     if data.rstrip(b" \t").endswith((b"\\\n", b"\\\r\n", b"\\")):
         # bash ends a command at EOF even after a line continuation; tree-sitter
         # wants one more newline. Appending at the end shifts no offset.
@@ -490,7 +1147,7 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None) -> 
         bad = _first_error(root)
         assert bad is not None
         span = source.span(bad.start_byte, max(bad.end_byte, bad.start_byte))
-        region = source.data[bad.start_byte : bad.end_byte]
+        region = data[bad.start_byte : bad.end_byte]
         quote = next((q for q in (b"'", b'"', b"`") if q in region), None)
         if quote is not None and not bad.is_missing:
             offset = bad.start_byte + region.index(quote)
@@ -503,13 +1160,7 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None) -> 
         else:
             message = "bash cannot parse this part of the script"
         raise ShellSyntaxError(message, span)
-    walker = _Walker(source, bindings or {})
+    walker = _Walker(source, dict(bindings or {}), data=None if data is source.data else data)
     walker.visit(root)
-    return ParsedScript(
-        source=source,
-        commands=walker.commands,
-        comments=walker.comments,
-        assignments=walker.assignments,
-        unsets=walker.unsets,
-        glued_redirects=walker.glued_redirects,
-    )
+    walker.read_uncalled()
+    return walker.result()

@@ -220,6 +220,18 @@ def visible_devices(scope: Scope):
     return Known(ids, f"ASCEND_RT_VISIBLE_DEVICES={text}", setting.span)
 
 
+@fact("container_devices")
+def container_devices(scope: Scope):
+    """NPU device nodes a container maps for the engine (docker/podman ``--device /dev/davinciN``);
+    None when the engine runs outside a container or the container maps none."""
+    devices = _serve(scope).devices
+    if not devices:
+        return Known(None, "no container device list")
+    if any(value.text is None for value in devices):
+        raise Unknown("container_devices")
+    return Known([value.text for value in devices], f"--device x {len(devices)}", devices[0].span)
+
+
 # -- serve facts: scheduling and graphs --------------------------------------
 
 @fact("max_model_len")

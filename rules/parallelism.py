@@ -94,7 +94,7 @@ VISIBLE_DEVICES = RuleMeta(
     name="visible-devices-mismatch",
     groups=("parallelism",),
     severity="error",
-    requires=("tp", "dp_local", "pp", "visible_devices"),
+    requires=("tp", "dp_local", "pp", "visible_devices", "container_devices"),
     title=Text(en="ASCEND_RT_VISIBLE_DEVICES does not match TP x local DP",
                zh="ASCEND_RT_VISIBLE_DEVICES 与 TP x 本地 DP 不一致"),
     why=Text(
@@ -283,6 +283,7 @@ def npus_per_node(scope: Scope):
 def visible_devices(scope: Scope):
     devices = scope.get("visible_devices")
     if devices is None:
+        yield from _container_devices(scope)
         return
     tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
     needed = tp * dp_local * pp
@@ -310,6 +311,28 @@ def visible_devices(scope: Scope):
             ),
             setting.span,
             severity="info",
+        )
+
+
+def _container_devices(scope: Scope):
+    """Without ASCEND_RT_VISIBLE_DEVICES the engine sees the NPUs its container maps (``--device``)."""
+    devices = scope.get("container_devices")
+    if devices is None:
+        return
+    tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
+    needed = tp * dp_local * pp
+    if needed > len(devices):
+        yield Finding(
+            VISIBLE_DEVICES,
+            Text(
+                en=f"TP x DP(local) = {tp} x {dp_local} = {needed} NPUs, but the container maps {len(devices)} "
+                f"(--device {', '.join(devices[:3])}{', ...' if len(devices) > 3 else ''})",
+                zh=f"TP x DP(local) = {tp} x {dp_local} = {needed} 张 NPU，但容器只映射了 {len(devices)} 张"
+                f"（--device {', '.join(devices[:3])}{', ...' if len(devices) > 3 else ''}）",
+            ),
+            scope.serve.devices[-1].span,
+            Fix(Text(en=f"map {needed} /dev/davinciN devices into the container or lower TP/DP",
+                     zh=f"向容器映射 {needed} 个 /dev/davinciN 设备，或降低 TP/DP")),
         )
 
 

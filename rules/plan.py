@@ -131,6 +131,8 @@ class ServeCommand(Command):
     options: dict[str, Option] = field(default_factory=dict)
     all_options: list[Option] = field(default_factory=list)
     positionals: list[Value] = field(default_factory=list)
+    wrappers: list[str] = field(default_factory=list)  # what runs it, outermost first: docker, sudo, ssh, bash...
+    devices: list[Value] | None = None  # NPU device nodes a container maps (docker --device /dev/davinciN)
 
     def opt(self, name: str) -> Option | None:
         return self.options.get(name)
@@ -216,6 +218,8 @@ class LaunchPlan:
     dangling_continuations: list[Span] = field(default_factory=list)
     glued_redirects: list[tuple[str, Span]] = field(default_factory=list)
     unsets: dict[str, Span] = field(default_factory=dict)
+    unread: list[tuple[str, str, Span]] = field(default_factory=list)  # (kind, what, where) the reader could not follow
+    kind: str = "shell"  # the file it came from: shell, markdown, kubernetes, compose, e2e-config
 
     def serve_commands(self) -> list[ServeCommand]:
         return [c for c in self.commands if isinstance(c, ServeCommand)]

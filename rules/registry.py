@@ -4,6 +4,7 @@ every fact and rule with ``qlint.rules.graph``. Add a new family here."""
 from qlint.rules import facts  # noqa: F401
 from qlint.rules import flags  # noqa: F401
 from qlint.rules import script  # noqa: F401
+from qlint.rules import unread  # noqa: F401
 from qlint.rules import parallelism  # noqa: F401
 from qlint.rules import platform_310p  # noqa: F401
 from qlint.rules import weights  # noqa: F401
