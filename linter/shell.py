@@ -237,7 +237,7 @@ class _Walker:
             child.positional = positional
             child.bindings = {str(i + 1): w.value for i, w in enumerate(positional)}
         child.layers = self.layers + (layers or [])
-        tree = _parser().parse(data)
+        tree = parse_tree(data)
         if tree.root_node.has_error:
             self.unread.append(Unread("unparsable", what, span))
             return
