@@ -19,6 +19,7 @@ UNREAD = RuleMeta(
     name="not-read",
     severity="info",
     scope="script",
+    groups=("script",),
     title=Text(en="A construct the linter cannot follow without running the script",
                zh="不运行脚本就无法跟踪的写法"),
     why=Text(
