@@ -95,6 +95,7 @@ VISIBLE_DEVICES = RuleMeta(
     groups=("parallelism",),
     severity="error",
     requires=("tp", "dp_local", "pp", "visible_devices", "container_devices"),
+    optional=("hardware",),
     title=Text(en="ASCEND_RT_VISIBLE_DEVICES does not match TP x local DP",
                zh="ASCEND_RT_VISIBLE_DEVICES 与 TP x 本地 DP 不一致"),
     why=Text(
@@ -321,6 +322,10 @@ def _container_devices(scope: Scope):
         return
     tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
     needed = tp * dp_local * pp
+    hardware = scope.known("hardware")
+    node = scope.kb.hardware_by_id(hardware.value) if hardware is not None else None
+    if node is not None and len(devices) >= node.npus_per_node:
+        return  # the container maps the whole node: QL203 (npus-exceed-node) says it
     if needed > len(devices):
         yield Finding(
             VISIBLE_DEVICES,

@@ -289,10 +289,16 @@ def test_without_the_wrappers_reading_the_shapes_are_not_bare_commands(tmp_path)
         assert not first.startswith("vllm serve Eco"), shape.__name__
 
 
-scripts = st.one_of(qt.launch_scripts(), qt.violations().map(lambda violation: violation.script))
+# QL103 (a trailing backslash) and QL104 (shebang placement) are about the file's own layout,
+# which a wrapper changes by design; every other mutation is about the launch itself.
+LAYOUT_RULES = {"QL103", "QL104"}
+scripts = st.one_of(
+    qt.launch_scripts(),
+    qt.violations().filter(lambda violation: violation.rule not in LAYOUT_RULES).map(lambda violation: violation.script),
+)
 
 
-@settings(max_examples=25)
+@settings(max_examples=int(__import__("os").environ.get("SHAPE_EXAMPLES", "25")))
 @given(scripts, st.sampled_from(SHAPES))
 def test_wrapping_a_generated_script_keeps_its_findings(tmp_path_factory, script, shape):
     folder = tmp_path_factory.mktemp("shape")
