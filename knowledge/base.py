@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load
         FaqEntry,
         FlagSpec,
         Hardware,
+        KnownDefect,
         LogSignature,
         Model,
         ModelVariant,
@@ -51,6 +52,7 @@ DATA_FILES = (
     ("architectures", "architectures.toml", "architecture", "Architecture"),
     ("log_signatures", "log_signatures.toml", "signature", "LogSignature"),
     ("weight_formats", "weight_formats.toml", "format", "WeightFormat"),
+    ("defects", "defects.toml", "defect", "KnownDefect"),
 )
 
 
@@ -196,6 +198,7 @@ class KnowledgeBase:
     log_signatures: list[LogSignature]  # a normal field: the ones with defaults must come last
     architectures: list[Architecture] = field(default_factory=list)
     weight_formats: list[WeightFormat] = field(default_factory=list)
+    defects: list[KnownDefect] = field(default_factory=list)
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -367,3 +367,147 @@ class LogSignature(Cited):
                 if name not in groups:
                     raise ValueError(f"placeholder {{{name}}} is not a named group of the pattern")
         return self
+
+
+_DEFECT_OPS = ("eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains")
+
+
+class DefectCondition(Strict):
+    """One condition of a known defect's trigger (``defects.toml``), over what a launch states.
+
+    Exactly one subject: ``fact`` names a fact the rules derive (``tp``, ``expert_parallel``,
+    ``kv_role``, ``cudagraph_mode`` ...); a dotted tail reads a key of a JSON-valued fact
+    (``speculative.method``, ``additional_config.enable_reduce_sample``,
+    ``compilation.cudagraph_mode``); ``env`` names an environment variable of the command;
+    ``flag`` names a ``vllm serve`` option (dashes, long form). ``op`` compares the subject's
+    value with ``value``: ``eq ne in not_in gt ge lt le contains`` or ``set`` / ``unset``
+    (present or absent; for a flag, ``set`` means given and not negated). A condition whose
+    subject is not fixed by the script (``$1``) makes the entry undecided: it is not reported.
+    ``blame`` marks the condition whose option is the line to report (else the first one
+    the script writes).
+    """
+
+    fact: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
+    env: str | None = Field(default=None, pattern=r"^[A-Z][A-Z0-9_]*$")
+    flag: str | None = Field(default=None, pattern=r"^--[a-z0-9][a-z0-9-]*$")
+    op: Literal["eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains"] = "eq"
+    value: bool | int | float | str | list[bool | int | float | str] | None = None
+    blame: bool = False
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> "DefectCondition":
+        subjects = [s for s in (self.fact, self.env, self.flag) if s is not None]
+        if len(subjects) != 1:
+            raise ValueError("a condition names exactly one of fact, env or flag")
+        if self.op in ("set", "unset"):
+            if self.value is not None:
+                raise ValueError(f"op {self.op} takes no value")
+        elif self.value is None:
+            raise ValueError(f"op {self.op} needs a value")
+        if self.op in ("in", "not_in") and not isinstance(self.value, list):
+            raise ValueError(f"op {self.op} needs a list value")
+        if self.op in ("gt", "ge", "lt", "le") and (isinstance(self.value, bool) or not isinstance(self.value, (int, float))):
+            raise ValueError(f"op {self.op} needs a number")
+        return self
+
+
+class DefectFix(Strict):
+    """A mechanical edit that works around a defect, applied to the blamed condition's option:
+    ``drop`` removes the option (or the environment variable's assignment); ``value``
+    replaces the option's value (or the JSON key's value) with ``value`` (written as is)."""
+
+    action: Literal["drop", "value"]
+    value: str | None = None
+
+    @model_validator(mode="after")
+    def _value_for_value(self) -> "DefectFix":
+        if (self.action == "value") != (self.value is not None):
+            raise ValueError("a 'value' fix needs value; a 'drop' fix takes none")
+        return self
+
+
+_DEFECT_LINK = re.compile(
+    r"^https://github\.com/vllm-project/(vllm-ascend|vllm)/("
+    r"(issues|pull)/\d+(#\S*)?"
+    r"|blob/(v[\w.]+|[0-9a-f]{40})/\S+#L\d+(-L\d+)?"
+    r")$"
+)
+
+
+class KnownDefect(Cited):
+    """A known defect of vllm-ascend / vLLM on Ascend (``defects.toml``).
+
+    Affects releases ``since`` (inclusive; None: every release qlint knows before the end)
+    up to ``until`` (the last affected release, inclusive) or before ``fixed_in`` (the release
+    that fixed it); at least one end is given. ``hardware`` lists ``a2 a3 310p`` (or ``any``).
+    ``models``: ``any``, or names matched against the served model: a model's family or id in
+    models.toml, or a part of the model path's last component; letters and digits only are
+    compared, case-insensitively (``glm5`` matches ``GLM-5.1-w4a8``). ``when`` are the conditions
+    (all must hold). ``severity``: error when the launch fails, warning when it runs wrong
+    or slow, info otherwise. ``log_patterns`` are regexes of the messages the defect prints
+    (``qlint explain --log``). ``sources`` are https links: the pinned release-notes line
+    and/or the issue or pull request; ``origin`` says which kind the entry was taken from.
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    origin: Literal["release-notes", "issue"]
+    since: str | None = None
+    until: str | None = None
+    fixed_in: str | None = None
+    hardware: list[Literal["a2", "a3", "310p", "any"]] = Field(default_factory=lambda: ["any"], min_length=1)
+    models: list[str] = Field(default_factory=lambda: ["any"], min_length=1)
+    when: list[DefectCondition] = Field(min_length=1)
+    severity: Literal["error", "warning", "info"]
+    symptom: Text
+    workaround: Text
+    fix: DefectFix | None = None
+    log_patterns: list[str] = Field(default_factory=list)
+
+    @field_validator("sources")
+    @classmethod
+    def _links(cls, value: list[str]) -> list[str]:
+        for link in value:
+            if not _DEFECT_LINK.match(link):
+                raise ValueError(f"link {link!r} is not a pinned vllm/vllm-ascend file line, issue or PR URL")
+        return value
+
+    @field_validator("log_patterns")
+    @classmethod
+    def _patterns_compile(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            if "(?P" in pattern:
+                raise ValueError("log patterns take no named groups")
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"log pattern {pattern!r} does not compile: {error}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _range(self) -> "KnownDefect":
+        from packaging.version import Version
+
+        def version(tag: str) -> Version:
+            return Version("9999") if tag == "main" else Version(tag.removeprefix("v"))
+
+        if self.until is None and self.fixed_in is None:
+            raise ValueError("give until (last affected release) or fixed_in")
+        bounds = [t for t in (self.since, self.until, self.fixed_in) if t is not None]
+        try:
+            parsed = [version(t) for t in bounds]
+        except Exception:
+            raise ValueError(f"bad release tag in {bounds}") from None
+        if self.since is not None and self.until is not None and version(self.since) > version(self.until):
+            raise ValueError("since is after until")
+        if self.fixed_in is not None and any(v >= version(self.fixed_in) for v in parsed[:-1]):
+            raise ValueError("fixed_in must be after since and until")
+        if "any" in self.hardware and len(self.hardware) > 1:
+            raise ValueError("hardware 'any' stands alone")
+        if "any" in self.models and len(self.models) > 1:
+            raise ValueError("models 'any' stands alone")
+        if sum(c.blame for c in self.when) > 1:
+            raise ValueError("at most one condition is blamed")
+        kinds = {"release-notes" if "release_notes.md" in s else "issue" for s in self.sources}
+        if self.origin not in kinds:
+            raise ValueError(f"origin {self.origin} but no such link in sources")
+        return self

@@ -132,8 +132,38 @@ def _compile(patterns: tuple[str, ...]) -> tuple[list[re.Pattern[str]], re.Patte
         return compiled, re.compile("")
 
 
+_DEFECT_RULES = {"error": "QL560", "warning": "QL561", "info": "QL562"}
+
+
+def defect_signatures(kb: KnowledgeBase) -> list[Record]:
+    """A log signature for every log pattern of a known defect (``defects.toml``).
+
+    Its id is ``defect-<entry id>``; cause and fix are the entry's symptom and workaround,
+    prefixed with the releases it affects; ``defect`` names the entry so that ``--script``
+    shows only that entry's finding.
+    """
+    from qlint.knowledge.base import Record
+
+    out = []
+    for entry in getattr(kb, "defects", []) or []:
+        if not entry.log_patterns:
+            continue
+        end = entry.until or f"< {entry.fixed_in}"
+        start = entry.since or "..."
+        where_en = f"known defect {entry.id} (vllm-ascend {start} .. {end}): "
+        where_zh = f"已知缺陷 {entry.id}（vllm-ascend {start} .. {end}）："
+        for pattern in entry.log_patterns:
+            out.append(Record(
+                id=f"defect-{entry.id}", pattern=pattern, stage="runtime", phase="any",
+                rules=[_DEFECT_RULES[entry.severity]], faq=None,
+                cause=Text(en=where_en + entry.symptom.en, zh=where_zh + entry.symptom.zh),
+                fix=entry.workaround, sources=list(entry.sources), disagreement=None, defect=entry.id,
+            ))
+    return out
+
+
 def _matcher(kb: KnowledgeBase) -> _Matcher:
-    signatures = list(getattr(kb, "log_signatures", []) or [])
+    signatures = list(getattr(kb, "log_signatures", []) or []) + defect_signatures(kb)
     regexes, prefilter = _compile(tuple(s.pattern for s in signatures))
     urls = {faq.id: faq.url for faq in kb.faqs}
     return _Matcher([_Compiled(s, r) for s, r in zip(signatures, regexes)], prefilter, urls)
@@ -368,6 +398,9 @@ def _script_section(match: LogMatch, result: LintResult, lang: str, shown: set[i
     if not rules:
         return []
     findings = [f for f in result.findings if f.rule.id in rules]
+    defect = getattr(match.signature, "defect", None)
+    if defect is not None:  # a known defect: only that entry's finding
+        findings = [f for f in findings if any(t.name == "defect" and t.value == defect for t in f.trace)]
     if not findings:
         return ["  " + labels["no_finding"].format(path=result.path, rules="/".join(match.rules))]
     out: list[str] = []

@@ -42,7 +42,7 @@ def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
         "severity": finding.level,
         "message": finding.text(lang),
         "fix": fix,
-        "sources": list(finding.rule.sources),
+        "sources": list(finding.citations),
         "faq": faq_url(kb, finding.rule.faq),
     }
 
@@ -99,7 +99,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
                     lines.append("  | " + " " * (finding.span.column - 1) + "^" + "~" * (width - 1))
             if finding.fix is not None:
                 lines.append(f"  {'修复' if lang.startswith('zh') else 'fix'}: {finding.fix.describe(lang)}")
-            link = faq_url(kb, finding.rule.faq) or (finding.rule.sources[0] if finding.rule.sources else None)
+            link = faq_url(kb, finding.rule.faq) or (finding.citations[0] if finding.citations else None)
             if link:
                 lines.append(f"  {'参见' if lang.startswith('zh') else 'see'}: {link}")
     return "\n".join(lines)

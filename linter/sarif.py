@@ -74,6 +74,8 @@ def _result(finding: Finding, index: dict[str, int], reason: str | None, suppres
         "message": {"text": finding.text(lang)},
         "locations": [_location(path, finding.span)],
     }
+    if finding.sources:  # a finding with its own citations (a known defect's links)
+        result["properties"] = {"sources": list(finding.sources)}
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [{
             "description": {"text": finding.fix.describe(lang)

@@ -156,10 +156,16 @@ class Finding:
     path: str | None = None
     trace: list[FactTrace] = field(default_factory=list)
     message_zh: str | None = None
+    sources: tuple[str, ...] | None = None  # this finding's own citations (None: the rule's)
 
     def __post_init__(self) -> None:
         if isinstance(self.message, Text):  # Finding(META, Text(en=..., zh=...), span)
             self.message, self.message_zh = self.message.en, self.message.zh
+
+    @property
+    def citations(self) -> tuple[str, ...]:
+        """What the finding cites: its own sources (e.g. a known defect's links), else the rule's."""
+        return self.sources if self.sources else self.rule.sources
 
     @property
     def level(self) -> Severity:

@@ -31,3 +31,4 @@ from qlint.rules import context_parallel  # noqa: F401
 from qlint.rules import kernel_limits  # noqa: F401
 from qlint.rules import versions  # noqa: F401
 from qlint.rules import pd_deployment  # noqa: F401
+from qlint.rules import known_defects  # noqa: F401
