@@ -28,6 +28,7 @@ GROUPS: dict[str, Text] = {
     "pd": Text(en="Prefill/decode disaggregation", zh="预填充/解码分离部署"),
     "prefix-cache": Text(en="Prefix caching and the mamba cache", zh="前缀缓存与 Mamba 状态缓存"),
     "clients": Text(en="Clients of the server in the script", zh="脚本中访问服务的客户端"),
+    "known-defects": Text(en="Known defects of a release (defects.toml)", zh="某个版本的已知缺陷（defects.toml）"),
 }
 """Every group, with a one-line description in English and Chinese."""
 
