@@ -165,6 +165,19 @@ def generate(
         max_num_seqs = min(max_num_seqs, 16)
     if not (model.mtp_method and variant.mtp_head):
         mtp = 0
+    from qlint.rules.known_defects import defects_on
+
+    if role is not None:  # a known defect of P/D serving for this model and release: refuse
+        pd_defects = defects_on(kb, version, hardware.id, model.id, ("kv_role", "kv_transfer"))
+        if pd_defects:
+            entry = pd_defects[0]
+            raise GenerationError(f"known defect {entry.id} of vllm-ascend {version}: {entry.symptom.en}")
+    spec_subjects = ("speculative", "mtp_tokens") + (("kv_role", "kv_transfer") if role is not None else ())
+    if mtp:  # a known defect of this release with MTP on this model: generate without it
+        blocking = defects_on(kb, version, hardware.id, model.id, spec_subjects)
+        if blocking:
+            mtp = 0
+            sources += [blocking[0].sources[0]]
     batched = max(batched, max_num_seqs * (mtp + 1))
     if tp * dp > hardware.npus_per_node:
         raise GenerationError(f"TP {tp} x DP {dp} needs more than one {hardware.names[0]} node")

@@ -182,10 +182,38 @@ def _model_matches(scope: Scope, names: list[str]) -> bool:
     ref = scope.known("model_ref")
     if ref is None:
         raise _Undecided("model_ref")
-    base = _norm(ref.value.rstrip("/").rsplit("/", 1)[-1])
     match = scope.known("model")
-    known = (_norm(match.value.model.family), _norm(match.value.model.id)) if match is not None else ()
+    model = match.value.model if match is not None else None
+    return names_match(names, ref.value, model.family if model else None, model.id if model else None)
+
+
+def names_match(names: list[str], model_ref: str, family: str | None = None, model_id: str | None = None) -> bool:
+    """True when one of an entry's model names is part of the model path's last component
+    (letters and digits only, any case) or is the model's family or id."""
+    if names == ["any"]:
+        return True
+    base = _norm(model_ref.rstrip("/").rsplit("/", 1)[-1])
+    known = tuple(_norm(item) for item in (family, model_id) if item)
     return any(_norm(name) in base or _norm(name) in known for name in names)
+
+
+def defects_on(kb: Any, version: str, hardware: str, model_id: str, subjects: tuple[str, ...]) -> list:
+    """Entries (error or warning) that a launch of a model at a release on a hardware hits as
+    soon as it sets the given facts: every condition names one of ``subjects`` (the head of
+    ``fact``). The generator uses it to leave a feature out, or to refuse a combination."""
+    match = kb.match_model(model_id)
+    family, ident = (match.model.family, match.model.id) if match is not None else (None, None)
+    found = []
+    for entry in kb.defects:
+        if entry.severity == "info" or not _release_in(entry, version):
+            continue
+        if entry.hardware != ["any"] and hardware not in entry.hardware:
+            continue
+        if not names_match(entry.models, model_id, family, ident):
+            continue
+        if all(c.fact is not None and c.fact.split(".")[0] in subjects for c in entry.when):
+            found.append(entry)
+    return found
 
 
 def _coerce(text: str, like: Any) -> Any:
