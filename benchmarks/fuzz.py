@@ -7,7 +7,9 @@ Inputs, in equal shares: random bytes or characters (ASCII, shell punctuation, w
 astral Unicode); shell-like text from ``qlint.testing.SHELL_PIECES``;
 real scripts (the seed fixtures, the tutorial corpus and generated scripts) mutated by byte
 flips, deletions, duplications, splices, truncation, CRLF conversion and inserted pieces or
-invalid UTF-8. Every input is linted with ``lint_bytes``; one in 20 also goes through
+invalid UTF-8; numbers at the edges (0, -1, 10^9+1, 1e309, integers of 4,400 digits, ``300k``) put
+where the rules read sizes, lengths, JSON keys and launcher options. Every input is linted with
+``lint_bytes`` under a 10 s alarm (a slower input counts as a hang); one in 20 also goes through
 ``fix_bytes`` (twice: the second pass must change nothing); one in 200 through the CLI
 (in-process, text and JSON output). Checked: nothing raises, an input error has a
 1-based line and column, every finding has a 1-based span inside the file, the CLI exits 0, 1
@@ -27,6 +29,31 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+HANG_SECONDS = 10
+
+EDGE_NUMBERS = ("0", "-1", "1000000001", "1e309", "9" * 4400, "300k", "2147483648", "0.0", "-0", "1_0", "nan")
+EDGE_PIECES = tuple(
+    piece
+    for number in EDGE_NUMBERS
+    for piece in (
+        f"--tensor-parallel-size {number} ", f"--pipeline-parallel-size {number} ", f"--data-parallel-size {number} ",
+        f"--max-model-len {number} ", f"--max-num-seqs {number} ", f"--gpu-memory-utilization {number} ",
+        f"--data-parallel-size-local {number} ", f"--max-num-batched-tokens {number} ",
+        f"--speculative-config '{{\"method\": \"mtp\", \"num_speculative_tokens\": {number}}}' ",
+        f"--compilation-config '{{\"max_cudagraph_capture_size\": {number}, \"cudagraph_capture_sizes\": [{number}]}}' ",
+        f"--additional-config '{{\"expert_tensor_parallel_size\": {number}}}' ",
+        f"--kv-transfer-config '{{\"kv_role\": \"kv_consumer\", \"kv_port\": {number}}}' ",
+        f"export VLLM_ASCEND_ENABLE_FLASHCOMM1={number}\n",
+        f"python launch_online_dp.py --dp-size {number} --tp-size {number} --dp-size-local {number} --dp-address 10.0.0.1\n",
+    )
+) + ("# qlint: hardware=310p\n", "# qlint: hardware=a2 vllm-ascend=v0.23.0\n", "--enable-expert-parallel ",
+     "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 ", "vllm serve Qwen/Qwen3.5-397B-A17B ")
+
+
+class Hang(Exception):
+    """An input took longer than HANG_SECONDS."""
 
 
 def corpus() -> list[bytes]:
@@ -51,10 +78,15 @@ def make_input(rng: random.Random, scripts: list[bytes], pieces: list[bytes]) ->
         if alphabet == "shell":
             return "".join(rng.choice(" \t\n\r\\'\"`$(){}[]<>|&;#=-_.,:/*?!~%^+@0123456789abcxyzMNP")
                            for _ in range(size)).encode()
-        return "".join(chr(rng.choice((rng.randrange(32, 0x250), rng.randrange(0x4E00, 0x9FFF),
-                                       rng.randrange(0x1F300, 0x1FAFF)))) for _ in range(size)).encode()
+        return "".join(rng.choice("{}$ ") if rng.random() < 0.2 else
+                       chr(rng.choice((rng.randrange(32, 0x250), rng.randrange(0x4E00, 0x9FFF),
+                                       rng.randrange(0x1F300, 0x1FAFF), rng.randrange(0xA0000, 0x10FFFE))))
+                       for _ in range(size)).encode("utf-8", "replace")
     if kind == 1:
         return b"".join(rng.choice(pieces) for _ in range(rng.randrange(60)))
+    if kind == 2 and rng.random() < 0.4:  # numbers at the edges in a serve command
+        edge = [piece.encode() for piece in EDGE_PIECES]
+        return b"vllm serve Eco-Tech/Qwen3.6-27B-w8a8 " + b"".join(rng.choice(edge) for _ in range(rng.randrange(1, 8)))
     data = bytearray(rng.choice(scripts))
     for _ in range(rng.randrange(1, 6)):
         if not data:
@@ -115,25 +147,60 @@ def check(data: bytes, index: int) -> None:
             assert "Traceback" not in outcome.output
 
 
-def worker(job: tuple[int, int, int, str]) -> tuple[int, list[str]]:
+def _alarm(signum, frame):
+    raise Hang(f"over {HANG_SECONDS} s")
+
+
+def special_files(out: str) -> list[str]:
+    """The CLI on a FIFO, /dev/zero (as a path and as stdin) and a symlink loop: exit 2, no hang."""
+    import subprocess
+    import tempfile
+
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="qlint-fuzz-") as tmp:
+        fifo, loop = os.path.join(tmp, "pipe.sh"), os.path.join(tmp, "loop.sh")
+        os.mkfifo(fifo)
+        os.symlink(loop, loop)
+        command = [sys.executable, "-c", "from qlint.linter.cli import entry; entry()"]
+        for args, stdin in (([fifo], None), (["/dev/zero"], None), (["-"], "/dev/zero"), ([loop], None)):
+            try:
+                with open(stdin or os.devnull, "rb") as source:
+                    done = subprocess.run(command + args, stdin=source, capture_output=True, timeout=HANG_SECONDS)
+                if done.returncode != 2 or b"Traceback" in done.stderr:
+                    failures.append(f"special file {args}: exit {done.returncode}")
+            except subprocess.TimeoutExpired:
+                failures.append(f"special file {args}: hang")
+    return failures
+
+
+def worker(job: tuple[int, int, int, str]) -> tuple[int, list[str], int]:
     seed, start, count, out = job
+    import signal
+
     import qlint.testing as qt
 
     scripts = corpus()
-    pieces = [piece.encode() for piece in qt.SHELL_PIECES]
-    failures = []
+    pieces = [piece.encode() for piece in qt.SHELL_PIECES + EDGE_PIECES]
+    failures, hangs = [], 0
+    signal.signal(signal.SIGALRM, _alarm)
     for index in range(start, start + count):
         rng = random.Random(f"{seed}:{index}")
         data = make_input(rng, scripts, pieces)
+        signal.alarm(HANG_SECONDS)
         try:
             check(data, index)
-        except Exception:  # noqa: BLE001 - any escape is a finding of the fuzzer
+        except Exception as error:  # noqa: BLE001 - any escape is a finding of the fuzzer
+            hangs += isinstance(error, Hang)
             path = Path(out) / f"input-{seed}-{index}.bin"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             path.with_suffix(".txt").write_text(traceback.format_exc())
             failures.append(str(path))
-    return count, failures
+        finally:
+            signal.alarm(0)
+    if start == 0:
+        failures += special_files(out)
+    return count, failures, hangs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,16 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(options.seed, start, min(chunk, options.count - start), options.out)
             for start in range(0, options.count, chunk)]
     started = time.perf_counter()
-    done, failures = 0, []
+    done, failures, hangs = 0, [], 0
     with multiprocessing.Pool(options.jobs) as pool:
-        for count, failed in pool.imap_unordered(worker, jobs):
+        for count, failed, hung in pool.imap_unordered(worker, jobs):
             done += count
             failures += failed
+            hangs += hung
             if done % 20_000 < chunk or done == options.count:
                 print(f"{done}/{options.count} inputs, {len(failures)} failure(s)", file=sys.stderr)
     elapsed = time.perf_counter() - started
     print(f"fuzz: {done} inputs (seed {options.seed}) in {elapsed:.1f} s with {options.jobs} process(es) "
-          f"({done / elapsed:.0f} inputs/s): {len(failures)} failure(s)")
+          f"({done / elapsed:.0f} inputs/s): {len(failures)} failure(s), of which {hangs} hang(s) over "
+          f"{HANG_SECONDS} s; special files (FIFO, /dev/zero, symlink loop) checked once")
     for path in failures[:20]:
         print(f"  {path}")
     return 1 if failures else 0

@@ -178,6 +178,10 @@ class Planner:
             option.json_error = f"invalid JSON in {option.spelled}: nested too deeply to read"
             option.json_error_span = option.value.span
             return
+        except ValueError:  # Python refuses to convert an integer of more than 4,300 digits
+            option.json_error = f"invalid JSON in {option.spelled}: a number too long to read (over 4300 digits)"
+            option.json_error_span = option.value.span
+            return
         spans: dict[str, Span] = {}
         if isinstance(data, dict):
             try:

@@ -118,6 +118,10 @@ JSON_FLAGS = ["--speculative-config", "--compilation-config", "--additional-conf
     # found by benchmarks/fuzz.py: these raised InvalidVersion / KeyError / RecursionError
     ("directive-version", b"# qlint: vllm-ascend=v0.18.0`rc1\nvllm serve m\n", 2, ":1:22: error: '# qlint: vllm-ascend="),
     ("directive-hardware", b"# qlint: hardware=h100 vllm-ascend=v0.23.0\nvllm serve m\n", 2, ":1:19: error: "),
+    ("long-json-int", b"vllm serve m --compilation-config '{\"max_cudagraph_capture_size\": " + b"9" * 4400 + b"}'\n",
+     1, ":1:35: error QL101 [invalid-json-in-config-flag] invalid JSON in --compilation-config: a number too long"),
+    ("long-json-int-kv", b"vllm serve m --kv-transfer-config '{\"kv_port\": " + b"1" * 5000 + b"}'\n",
+     1, "invalid JSON in --kv-transfer-config: a number too long"),
     ("deep-json", b"vllm serve m --compilation-config '" + b"[" * 5000 + b"]" * 5000 + b"'\n", 1,
      ":1:35: error QL101 [invalid-json-in-config-flag] invalid JSON in --compilation-config: nested too deeply"),
 ])
