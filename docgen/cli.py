@@ -15,11 +15,15 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from qlint import __version__
 from qlint.docgen.i18n import LANGS
+
+if TYPE_CHECKING:
+    from qlint.docgen.writer import Flavor
 
 LANG_CHOICE = click.Choice([*LANGS, "all"])
 
@@ -90,7 +94,7 @@ def build_command(out, lang, output_format, source):
         _require_docs_extra()
     kb = _load()
     langs = _langs(lang)
-    flavor = "myst" if output_format == "html" else "markdown"
+    flavor: Flavor = "myst" if output_format == "html" else "markdown"
     trees = render_site(kb, langs, flavor)
     report = lint_guides(list(trees.values()), kb=kb)
     for problem in report.problems:

@@ -26,7 +26,7 @@ from qlint.docgen.i18n import (
     sentence_gap,
     text_of,
 )
-from qlint.docgen.writer import Page, code, escape
+from qlint.docgen.writer import Flavor, Page, code, escape
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.generate import SCENARIOS, Deployment, GenerationError, generate
 
@@ -276,7 +276,7 @@ def _disagreements(kb: KnowledgeBase, guide: Guide, version: str, lang: str) -> 
     return texts
 
 
-def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: str, version: str) -> str:
+def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: Flavor, version: str) -> str:
     """The Markdown of one guide page."""
     model, hardware = guide.model, guide.hardware
     hw_name = hardware_name(hardware.id, lang)
@@ -285,6 +285,8 @@ def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: str, versio
     page.para(say(lang, "guide.intro"))
 
     first = first_release(model, hardware)
+    if first is None:
+        raise ValueError(f"no release supports {model.id} on {hardware.id}: it has no guide")
     page.heading(2, say(lang, "guide.facts"))
     kind = say(lang, "guide.kind.moe", experts=model.num_experts) if model.moe else say(lang, "guide.kind.dense")
     if model.hybrid:
@@ -340,7 +342,7 @@ def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: str, versio
             [say(lang, "guide.col.scenario"), say(lang, "guide.col.weights"), say(lang, "guide.col.reason")],
             [[scenario_name(scenario, lang), pick(QUANT_NAME[quantization], lang),
               say(lang, "guide.refused", reason=refusal(kb, outcome, lang))]
-             for (scenario, quantization), outcome in outcomes.items()],
+             for (scenario, quantization), outcome in outcomes.items() if isinstance(outcome, GenerationError)],
         )
     else:
         page.para(say(lang, "guide.single.text", version=code(version)))

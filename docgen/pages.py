@@ -25,7 +25,7 @@ from qlint.docgen.i18n import (
     scenario_name,
     text_of,
 )
-from qlint.docgen.writer import Page, code, escape
+from qlint.docgen.writer import Flavor, Page, code, escape
 from qlint.knowledge.base import KnowledgeBase, parse_version, version_in
 from qlint.linter.generate import GenerationError, generate
 from qlint.rules.base import RuleMeta
@@ -53,7 +53,7 @@ def rule_docname(meta: RuleMeta) -> str:
     return f"rules/{meta.id}"
 
 
-def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: str) -> str:
+def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: Flavor) -> str:
     """One rule page: What it does / Why is this bad? / Example / Use instead / Fix safety / References."""
     page = Page(rule_docname(meta), flavor)
     page.heading(1, f"{meta.id} {meta.name}")
@@ -111,7 +111,7 @@ def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: str) -> st
     return page.render()
 
 
-def render_rules_index(rules: list[RuleMeta], lang: str, flavor: str) -> str:
+def render_rules_index(rules: list[RuleMeta], lang: str, flavor: Flavor) -> str:
     page = Page("rules/index", flavor)
     page.heading(1, say(lang, "rules.title"))
     page.para(say(lang, "rules.intro"))
@@ -134,7 +134,7 @@ def render_rules_index(rules: list[RuleMeta], lang: str, flavor: str) -> str:
 
 # -- FAQ ---------------------------------------------------------------------------------------
 
-def render_faq(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: str) -> str:
+def render_faq(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: Flavor) -> str:
     """The FAQ page; each entry's anchor is its id in faq.toml (findings link to it)."""
     page = Page("faq", flavor)
     page.heading(1, say(lang, "faq.title"))
@@ -163,7 +163,7 @@ def _mark(model, hardware, tag: str) -> str:
     return "✓" if version_in(tag, since=first) else "✗"
 
 
-def render_matrix(kb: KnowledgeBase, lang: str, flavor: str, version: str) -> str:
+def render_matrix(kb: KnowledgeBase, lang: str, flavor: Flavor, version: str) -> str:
     page = Page("support-matrix", flavor)
     page.heading(1, say(lang, "matrix.title"))
     page.para(say(lang, "matrix.intro"))
@@ -264,7 +264,7 @@ def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited
     return out
 
 
-def render_disagreements(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: str) -> str:
+def render_disagreements(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: Flavor) -> str:
     page = Page("disagreements", flavor)
     page.heading(1, say(lang, "disagree.title"))
     page.para(say(lang, "disagree.intro"))
@@ -304,7 +304,7 @@ def _import(target: str):
     return getattr(importlib.import_module(module), attribute)
 
 
-def render_cli(lang: str, flavor: str) -> str:
+def render_cli(lang: str, flavor: Flavor) -> str:
     page = Page("cli", flavor)
     page.heading(1, say(lang, "cli.title"))
     page.para(say(lang, "cli.intro"))
@@ -324,7 +324,7 @@ def render_cli(lang: str, flavor: str) -> str:
 
 # -- index pages ---------------------------------------------------------------------------------------
 
-def render_guides_index(kb: KnowledgeBase, lang: str, flavor: str, version: str) -> str:
+def render_guides_index(kb: KnowledgeBase, lang: str, flavor: Flavor, version: str) -> str:
     from qlint.docgen.guides import deployments
     from qlint.linter.generate import Deployment
 
@@ -355,7 +355,7 @@ SECTION_TITLE = {
 }
 
 
-def render_index(lang: str, flavor: str, version: str) -> str:
+def render_index(lang: str, flavor: Flavor, version: str) -> str:
     page = Page("index", flavor)
     page.heading(1, say(lang, "site.title"))
     page.para(say(lang, "index.intro"))

@@ -15,6 +15,7 @@ from qlint.docgen import pages
 from qlint.docgen.guides import guides, render_guide
 from qlint.docgen.i18n import LANGS
 from qlint.docgen.sphinx_conf import CONF_PY, theme_files
+from qlint.docgen.writer import Flavor
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.catalog import all_rules
 
@@ -29,7 +30,7 @@ class Tree:
     """One language's generated files (relative path -> text)."""
 
     lang: str
-    flavor: str
+    flavor: Flavor
     files: dict[str, str]
 
     @property
@@ -47,7 +48,7 @@ def site_version(kb: KnowledgeBase) -> str:
     return kb.latest_stable.tag
 
 
-def render_tree(kb: KnowledgeBase, lang: str, flavor: str = "myst") -> Tree:
+def render_tree(kb: KnowledgeBase, lang: str, flavor: Flavor = "myst") -> Tree:
     """Every file of one language tree."""
     if lang not in LANGS:
         raise ValueError(f"language must be one of {', '.join(LANGS)}")
@@ -74,6 +75,6 @@ def render_tree(kb: KnowledgeBase, lang: str, flavor: str = "myst") -> Tree:
     return Tree(lang=lang, flavor=flavor, files=dict(sorted(files.items())))
 
 
-def render_site(kb: KnowledgeBase, langs: tuple[str, ...] = LANGS, flavor: str = "myst") -> dict[str, Tree]:
+def render_site(kb: KnowledgeBase, langs: tuple[str, ...] = LANGS, flavor: Flavor = "myst") -> dict[str, Tree]:
     """The trees of several languages, by language."""
     return {lang: render_tree(kb, lang, flavor) for lang in langs}

@@ -28,7 +28,7 @@ def _chinese(app) -> bool:
 
 
 def _missing(app, key: str) -> None:
-    found = getattr(app.env, "qdoc_untranslated", set())
+    found: set[str] = getattr(app.env, "qdoc_untranslated", set())
     found.add(key)
     app.env.qdoc_untranslated = found
 

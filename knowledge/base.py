@@ -358,7 +358,8 @@ def _validated_fields(blobs: dict[str, bytes]) -> dict[str, list[Record]]:
 
 
 def _assemble(fields: dict[str, list[Record]]) -> "KnowledgeBase":
-    base = KnowledgeBase(**{name: fields[name] for name, _, _, _ in DATA_FILES})
+    values: dict[str, Any] = {name: fields[name] for name, _, _, _ in DATA_FILES}  # each a list of its own model
+    base = KnowledgeBase(**values)
     for release in base.releases:
         try:
             parse_version(release.tag)

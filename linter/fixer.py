@@ -61,6 +61,8 @@ def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult], unsaf
         edits = fix_edits([f for f in current.findings if f.path == path], unsafe=unsafe)
         if not edits:
             break
+        if current.source is None:
+            break
         text = current.source.text
         new_text, done = apply_edits(text, _native(edits, crlf))
         if new_text == text:
@@ -69,7 +71,7 @@ def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult], unsaf
         if candidate.error is not None:
             return FixOutcome(first, rolled_back=True)
         current, applied = candidate, applied + len(done)
-    if applied == 0:
+    if applied == 0 or current.source is None:
         return FixOutcome(first)
     return FixOutcome(current, applied, bom + current.source.data)
 

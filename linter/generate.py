@@ -75,6 +75,8 @@ def _recipe(kb: KnowledgeBase, model: Model, hardware: str, scenario: str, quant
 
 def _power_of_two_tp(model: Model, variant: ModelVariant, hardware: Hardware) -> int:
     tp = 1
+    if variant.weights_gb is None:
+        raise GenerationError(f"the knowledge has no weight size for {variant.name}")
     while variant.weights_gb / tp > hardware.hbm_gb * FIT_FRACTION or (model.moe is False and tp < 2 and hardware.id != "310p"):
         tp *= 2
         if tp > hardware.npus_per_node:
@@ -101,7 +103,9 @@ deprecation warning (``vllm@v0.23.0:vllm/config/speculative.py L550-554``)."""
 
 
 def _mtp_method(model: Model, version: str) -> str:
-    return "mtp" if parse_version(version) >= parse_version(MTP_RENAMED) else model.mtp_method
+    if model.mtp_method is None or parse_version(version) >= parse_version(MTP_RENAMED):
+        return "mtp"
+    return model.mtp_method
 
 
 def _quote(data: dict) -> str:

@@ -22,7 +22,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, AnyStr, Iterable, Iterator
 
 from qlint.knowledge.text import Text
 
@@ -220,12 +220,12 @@ def explain_lines(
     serving = False
     for number, raw in enumerate(lines, start=1):
         if isinstance(raw, (bytes, bytearray)):
-            raw = bytes(_bound(raw)).decode("utf-8", errors="replace")
+            line = _bound(bytes(raw)).decode("utf-8", errors="replace")
         elif isinstance(raw, str):
-            raw = _bound(raw)
+            line = _bound(raw)
         else:
             continue
-        for segment in _segments(raw):
+        for segment in _segments(line):
             text = clean_line(segment)
             if not text:
                 continue
@@ -280,12 +280,14 @@ def _split_text(text: str) -> Iterator[str]:
         start = end + 1
 
 
-def _bound(line: str | bytes) -> str | bytes:
+def _bound(line: AnyStr) -> AnyStr:
     """Head and tail of an over-long line, joined by a segment break."""
     if len(line) <= _LINE_LIMIT:
         return line
     half = _LINE_LIMIT // 2
-    return line[:half] + (b"\r" if isinstance(line, (bytes, bytearray)) else "\r") + line[-half:]
+    if isinstance(line, str):
+        return line[:half] + "\r" + line[-half:]
+    return line[:half] + b"\r" + line[-half:]
 
 
 def explain_log(

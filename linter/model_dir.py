@@ -45,7 +45,8 @@ def read_model_dir(path: str) -> LocalModel | None:
     if data is None:
         return LocalModel(path=path, quantization=quantization, modelslim=quantization is not None,
                           weights_bytes=weights, error=error)
-    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
+    nested = data.get("text_config")
+    text: dict[str, Any] = nested if isinstance(nested, dict) else {}
 
     def pick(*keys: str) -> Any:
         for source in (text, data):
@@ -150,7 +151,7 @@ def _ascend_quantization(directory: str) -> str | None:
         for value in _TENSOR_TYPE.findall(head):
             if value.upper() != b"FLOAT":
                 counts[value] = counts.get(value, 0) + 1
-        kind = max(counts, key=counts.get).decode("utf-8", "replace").lower() if counts else "w8a8"
+        kind = max(counts, key=lambda value: counts[value]).decode("utf-8", "replace").lower() if counts else "w8a8"
     kind = kind.removesuffix("_dynamic").removesuffix("_static") or "w8a8"
     if _KV_C8.search(text) and kind == "w8a8":
         kind = "w8a8c8"

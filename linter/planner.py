@@ -442,13 +442,13 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
         text = comment.text
         if plan.shebang is None and (text.startswith("#!") or text.startswith("#/")):
             plan.shebang = (text, comment.span)
-        match = _DIRECTIVE.match(text)
-        if match and not is_suppression_comment(text):
-            settings = {}
-            for item in match.group("body").split():
-                key, _, value = item.partition("=")
-                settings[key.strip()] = value.strip()
-            plan.directives.append(Directive(settings=settings, span=comment.span))
+        directive = _DIRECTIVE.match(text)
+        if directive and not is_suppression_comment(text):
+            stated: dict[str, str] = {}
+            for item in directive.group("body").split():
+                name, _, setting = item.partition("=")
+                stated[name.strip()] = setting.strip()
+            plan.directives.append(Directive(settings=stated, span=comment.span))
     code_lines = [c.span.line for c in parsed.commands] + [a.span.line for a in parsed.assignments]
     code_lines += [span.line for span in parsed.unsets.values()]
     plan.first_code_line = min(code_lines) if code_lines else None

@@ -76,7 +76,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
     lines: list[str] = []
     sources = {r.path: r.source for r in results if r.source is not None}
     for result in results:
-        shown_findings = [(f, None) for f in result.findings]
+        shown_findings: list[tuple[Finding, str | None]] = [(f, None) for f in result.findings]
         if show_suppressed:
             shown_findings += [(s.finding, s.reason or "no reason given") for s in result.suppressed]
             shown_findings.sort(key=lambda item: (item[0].path != result.path, item[0].span.line,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Sequence
 from urllib.parse import quote
 
 from qlint import __version__
@@ -94,7 +95,7 @@ def _result(finding: Finding, index: dict[str, int], reason: str | None, suppres
     return result
 
 
-def render_sarif(results: list[LintResult], notices: list[Notice] = (), lang: str = "en") -> str:
+def render_sarif(results: list[LintResult], notices: Sequence[Notice] = (), lang: str = "en") -> str:
     """The SARIF log of a run as JSON text."""
     rules = list(all_rules())
     index = {meta.id: position for position, meta in enumerate(rules)}
@@ -107,7 +108,7 @@ def render_sarif(results: list[LintResult], notices: list[Notice] = (), lang: st
          "locations": [_location(notice.path, Span(notice.line, notice.column, notice.line, notice.column))]}
         for notice in notices
     ]
-    invocation = {"executionSuccessful": not notices}
+    invocation: dict[str, object] = {"executionSuccessful": not notices}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     log = {

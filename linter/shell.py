@@ -63,8 +63,10 @@ def _bash_language():
         from importlib.machinery import PathFinder
 
         package = PathFinder.find_spec("tree_sitter_bash")
-        spec = PathFinder.find_spec("tree_sitter_bash._binding", package.submodule_search_locations)
-        module = spec.loader.create_module(spec)
+        spec = PathFinder.find_spec("tree_sitter_bash._binding", package.submodule_search_locations) if package else None
+        module = spec.loader.create_module(spec) if spec is not None and spec.loader is not None else None
+        if spec is None or spec.loader is None or module is None:
+            raise ImportError("tree_sitter_bash._binding")
         spec.loader.exec_module(module)
         return module.language()
     except Exception:  # pragma: no cover - another installation layout
@@ -421,6 +423,8 @@ class _Walker:
         end = node.end_byte
         raw = self.data[start:end].decode("utf-8", "replace")
         content_start = None
+        value: str | None
+        symbols: list[str]
         if kind == "word" or kind == "number":  # the common case, without a second walk
             value, symbols = _unescape(raw), []
             if "\\" not in raw:
@@ -686,7 +690,7 @@ class _Walker:
                 and following.start_byte == destinations[0].end_byte
                 and following.children and following.children[0].type == ">"
             )
-            if placeholder:
+            if placeholder and following is not None:
                 span = self.map(child.start_byte, following.start_byte + 1)
                 self.glued_redirects.append(span)
                 text = self.text(child) + ">"

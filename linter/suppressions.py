@@ -24,7 +24,7 @@ from qlint.linter.source import SourceText
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.plan import Span
 
-_FIELDS = dict(
+UNUSED_SUPPRESSION = RuleMeta(
     id="QL901",
     name="unused-suppression",
     groups=("script",),
@@ -52,7 +52,6 @@ _FIELDS = dict(
         ),
     ),
 )
-UNUSED_SUPPRESSION = RuleMeta(**_FIELDS)
 """QL901: the linter's own rule for suppressions that suppress nothing."""
 
 _COMMENT = re.compile(r"^#\s*qlint:\s*(?P<kind>disable-file|disable)(?![\w-])(?P<rest>.*)$")
@@ -148,6 +147,8 @@ def parse_suppressions(parsed: ParsedScript) -> list[Suppression]:
                 codes.append(Code(token.group(), span, find_rule(token.group())))
         line = comment.span.line
         trailing = source.line_text(line)[: comment.span.column - 1].strip() != ""
+        kind: Literal["file", "line", "next"]
+        lines: tuple[int, int] | None
         if match.group("kind") == "disable-file":
             kind, lines = "file", None
         elif trailing:

@@ -540,6 +540,8 @@ def _kv_size_mismatch(draw, deployment, kb) -> str:
     role = draw(st.sampled_from(["prefill", "decode"]))
     engine = _pd_engine(config, role)
     transfer = json_flag(engine.script, "--kv-transfer-config")
+    if transfer is None:
+        raise ValueError("a generated PD engine always has --kv-transfer-config")
     own = transfer["kv_connector_extra_config"][role]
     own["tp_size"] = draw(st.sampled_from([t for t in (1, 2, 4, 8, 16) if t != own["tp_size"]]))
     return set_json_flag(engine.script, "--kv-transfer-config", transfer)
@@ -609,7 +611,7 @@ def violations(rule: str | Iterable[str] | None = None, **filters) -> st.SearchS
     expert parallel, QL501 the 310P...) is never drawn; raises ValueError when
     no configuration fits.
     """
-    rules = mutation_rules() if rule is None else sorted(_wanted(rule))
+    rules = mutation_rules() if rule is None else sorted(_wanted(rule) or ())
     unknown = [r for r in rules if r not in MUTATIONS]
     if unknown:
         raise ValueError(f"no mutation for {', '.join(unknown)}; qlint.testing covers {', '.join(mutation_rules())}")

@@ -103,7 +103,7 @@ class Edit:
     text: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Fix:
     """A fix: what it does (one line) and the edits. No edits: advice only.
 
@@ -112,13 +112,18 @@ class Fix:
     """
 
     description: str
-    edits: list[Edit] = field(default_factory=list)
-    safety: Literal["safe", "unsafe"] = "safe"
-    description_zh: str | None = None
+    edits: list[Edit]
+    safety: Literal["safe", "unsafe"]
+    description_zh: str | None
 
-    def __post_init__(self) -> None:
-        if isinstance(self.description, Text):
-            self.description, self.description_zh = self.description.en, self.description.zh
+    def __init__(self, description: str | Text, edits: list[Edit] | None = None,
+                 safety: Literal["safe", "unsafe"] = "safe", description_zh: str | None = None) -> None:
+        if isinstance(description, Text):
+            description, description_zh = description.en, description.zh
+        self.description = description
+        self.edits = [] if edits is None else edits
+        self.safety = safety
+        self.description_zh = description_zh
 
     def describe(self, lang: str = "en") -> str:
         """The description in ``lang`` (English when no Chinese text was given)."""
@@ -139,28 +144,41 @@ class FactTrace:
     origin: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Finding:
     """A problem found by a rule.
 
-    ``span`` is where to point; ``path`` is filled by the linter (a rule may
-    set it to blame another script of the same deployment). ``trace`` is the
-    chain of facts that produced the finding (see ``RuleGraph.why``).
+    ``message`` may be given as ``Text`` (English and Chinese); it is then stored
+    as the English ``message`` plus ``message_zh``. ``span`` is where to point;
+    ``path`` is filled by the linter (a rule may set it to blame another script of
+    the same deployment). ``trace`` is the chain of facts that produced the
+    finding (see ``RuleGraph.why``).
     """
 
     rule: RuleMeta
     message: str
     span: Span
-    fix: Fix | None = None
-    severity: Severity | None = None  # None: the rule's own severity
-    path: str | None = None
-    trace: list[FactTrace] = field(default_factory=list)
-    message_zh: str | None = None
-    sources: tuple[str, ...] | None = None  # this finding's own citations (None: the rule's)
+    fix: Fix | None
+    severity: Severity | None  # None: the rule's own severity
+    path: str | None
+    trace: list[FactTrace]
+    message_zh: str | None
+    sources: tuple[str, ...] | None  # this finding's own citations (None: the rule's)
 
-    def __post_init__(self) -> None:
-        if isinstance(self.message, Text):  # Finding(META, Text(en=..., zh=...), span)
-            self.message, self.message_zh = self.message.en, self.message.zh
+    def __init__(self, rule: RuleMeta, message: str | Text, span: Span, fix: Fix | None = None,
+                 severity: Severity | None = None, path: str | None = None, trace: list[FactTrace] | None = None,
+                 message_zh: str | None = None, sources: tuple[str, ...] | None = None) -> None:
+        if isinstance(message, Text):  # Finding(META, Text(en=..., zh=...), span)
+            message, message_zh = message.en, message.zh
+        self.rule = rule
+        self.message = message
+        self.span = span
+        self.fix = fix
+        self.severity = severity
+        self.path = path
+        self.trace = [] if trace is None else trace
+        self.message_zh = message_zh
+        self.sources = sources
 
     @property
     def citations(self) -> tuple[str, ...]:
