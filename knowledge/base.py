@@ -228,6 +228,11 @@ class KnowledgeBase:
         model = max(candidates, key=lambda m: len(m.id))
         return ModelMatch(model, self.pick_variant(model, reference), reference)
 
+    def model_by_name(self, name: str) -> ModelMatch | None:
+        """A model named exactly: a model id or a checkpoint name / alias (case-insensitive), no prefixes."""
+        found = self._alias_index.get(name.strip().lower())
+        return ModelMatch(found[0], found[1], name) if found is not None else None
+
     def pick_variant(self, model: Model, reference: str) -> ModelVariant | None:
         """The variant of ``model`` whose weight format (from the name, BF16 without a
         mark) and MTP head match ``reference``; None when no record fits."""

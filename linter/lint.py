@@ -173,7 +173,7 @@ def _with_defaults(settings: Settings, plan: LaunchPlan, policy: Policy) -> Sett
 
 
 def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> InputError | None:
-    """A ``# qlint: hardware=`` / ``vllm-ascend=`` directive whose value qlint cannot use."""
+    """A ``# qlint: hardware=`` / ``vllm-ascend=`` / ``model=`` directive whose value qlint cannot use."""
     hardware_ids = [item.id for item in kb.hardware]
     for directive in plan.directives:
         line = directive.span.line
@@ -182,6 +182,11 @@ def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> I
         if hardware is not None and hardware.lower() not in hardware_ids:
             column = text.find("hardware=", directive.span.column - 1) + len("hardware=") + 1
             return InputError(f"'# qlint: hardware={hardware}' is not one of {', '.join(hardware_ids)}", line, column)
+        model = directive.settings.get("model")
+        if model is not None and kb.model_by_name(model) is None:
+            column = text.find("model=", directive.span.column - 1) + len("model=") + 1
+            return InputError(f"'# qlint: model={model}' names no model qlint knows; use a model id such as "
+                              f"{', '.join(_close_models(kb, model))}", line, column)
         version = directive.settings.get("vllm-ascend")
         if version is not None:
             try:
@@ -191,6 +196,15 @@ def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> I
                 return InputError(f"'# qlint: vllm-ascend={version}' is not a release tag like v0.23.0 or main",
                                   line, column)
     return None
+
+
+def _close_models(kb: KnowledgeBase, name: str) -> list[str]:
+    """Up to three model ids spelled like ``name`` (else the first in-scope ones)."""
+    import difflib
+
+    ids = [model.id for model in kb.models]
+    close = difflib.get_close_matches(name, ids, n=3, cutoff=0.5)
+    return close or [model.id for model in kb.models if model.in_scope][:3]
 
 
 def _assumed_version(plan: LaunchPlan, kb: KnowledgeBase) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from qlint.knowledge.base import MAIN, KnowledgeBase, parse_version
+from qlint.knowledge.base import MAIN, KnowledgeBase, ModelMatch, parse_version
 from qlint.knowledge.images import parse_image
 from qlint.rules.graph import Known, Scope, Unknown, fact
 from qlint.rules.plan import Option, ServeCommand
@@ -116,14 +116,39 @@ def model_ref(scope: Scope):
     return Known(model.text, "model argument", model.span)
 
 
+def model_directive(scope: Scope):
+    """The ``# qlint: model=<id>`` directive that applies to this command: the last one above it,
+    else the first in the script; (name, span) or None."""
+    named = [d for d in scope.plan.directives if d.settings.get("model")]
+    if not named:
+        return None
+    line = scope.serve.span.line if scope.serve is not None else 0
+    above = [d for d in named if d.span.line <= line]
+    directive = above[-1] if above else named[0]
+    return directive.settings["model"], directive.span
+
+
 @fact("model", requires=("model_ref",))
 def model(scope: Scope):
-    """The knowledge record of the served model (ModelMatch); unknown if not in the knowledge."""
-    reference = scope.get("model_ref")
-    match = scope.kb.match_model(reference)
+    """The knowledge record of the served model (ModelMatch): a ``# qlint: model=`` directive, else
+    the model argument resolved against the knowledge; unknown if neither names a known model."""
+    reference = scope.known("model_ref")
+    directive = model_directive(scope)
+    if directive is not None:
+        name, span = directive
+        match = scope.kb.model_by_name(name)
+        if match is None:  # the linter refuses such a directive before the rules run
+            raise Unknown("model")
+        variant = match.variant
+        if name.strip().lower() == match.model.id.lower():  # a model id: the checkpoint comes from the path
+            variant = scope.kb.pick_variant(match.model, reference.value) if reference is not None else None
+        return Known(ModelMatch(match.model, variant, name), f"qlint directive model={name}", span)
+    if reference is None:
+        raise Unknown("model")
+    match = scope.kb.match_model(reference.value)
     if match is None:
         raise Unknown("model")
-    return Known(match, f"{reference} -> {match.model.id}")
+    return Known(match, f"{reference.value} -> {match.model.id}")
 
 
 @fact("moe", requires=("model",))

@@ -218,6 +218,7 @@ class RuleGraph:
         self._facts = facts
         self._rules = rules
         self._inputs: dict[str, list[str]] = {}
+        self._fact_inputs: dict[str, frozenset[str]] = {}
         self._by_selection: dict[frozenset[str], tuple[tuple, ...]] = {}
 
     @cached_property
@@ -275,6 +276,37 @@ class RuleGraph:
                         stack.append(parent)
             cached = self._inputs[rule_id] = [n[5:] for n in self._order if n in seen]
         return cached
+
+    def fact_inputs(self, fact_name: str) -> frozenset[str]:
+        """Every fact a fact is derived from, transitively (not including itself)."""
+        cached = self._fact_inputs.get(fact_name)
+        if cached is None:
+            seen: set[str] = set()
+            stack = [f"fact:{fact_name}"]
+            while stack:
+                for parent in self._predecessors[stack.pop()]:
+                    if parent not in seen:
+                        seen.add(parent)
+                        stack.append(parent)
+            cached = self._fact_inputs[fact_name] = frozenset(n[5:] for n in seen)
+        return cached
+
+    def skipped_for_want_of(self, fact_name: str, scope: "Scope") -> list[str]:
+        """Ids of the serve-scope rules skipped in ``scope`` because ``fact_name`` is unknown there:
+        a fact they require is unknown and is (or derives from) ``fact_name``."""
+        skipped = []
+        for rule in self._rule_order:
+            meta = rule.meta
+            if meta.scope != "serve" or fact_name not in self.inputs(meta.id):
+                continue
+            for needed in meta.requires:
+                if needed != fact_name and fact_name not in self.fact_inputs(needed):
+                    continue
+                holder = scope.parent if FACTS[needed].scope == "script" and scope.parent is not None else scope
+                if holder._compute(needed) is None:
+                    skipped.append(meta.id)
+                    break
+        return skipped
 
     def why(self, finding: Finding) -> list[FactTrace]:
         """The chain of facts behind a finding (as recorded when it was produced)."""

@@ -29,6 +29,7 @@ GROUPS: dict[str, Text] = {
     "prefix-cache": Text(en="Prefix caching and the mamba cache", zh="前缀缓存与 Mamba 状态缓存"),
     "clients": Text(en="Clients of the server in the script", zh="脚本中访问服务的客户端"),
     "known-defects": Text(en="Known defects of a release (defects.toml)", zh="某个版本的已知缺陷（defects.toml）"),
+    "model": Text(en="Which model is served and what qlint knows of it", zh="所服务的模型及 qlint 对它的了解"),
 }
 """Every group, with a one-line description in English and Chinese."""
 

@@ -19,6 +19,7 @@ from qlint.rules import clients  # noqa: F401
 from qlint.rules import host  # noqa: F401
 from qlint.rules import redundant  # noqa: F401
 from qlint.rules import memory  # noqa: F401
+from qlint.rules import unknown_model  # noqa: F401
 from qlint.rules import npu_env  # noqa: F401
 from qlint.rules import additional_config  # noqa: F401
 from qlint.rules import scheduler_switches  # noqa: F401
