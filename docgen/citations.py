@@ -1,10 +1,9 @@
-"""Source citations as links: split a knowledge citation into its locator and its note.
+"""Source citations as links on the generated pages.
 
-Citation forms are those of ``qlint.knowledge.models``. A source path at a
-release becomes a GitHub link to the file (and lines); an issue becomes an
-issue link; seed sections, handed cases and the reference notes stay plain
-code. The free-text note after the locator is English only, so Chinese pages
-show the locator alone.
+A citation (``qlint.knowledge.text.CITATION``) is a pinned public URL, optionally followed by a
+parenthesised reviewer's note. A page shows it as a link whose text says what it points at
+(``vllm-ascend v0.23.0 vllm_ascend/platform.py L82``, ``vllm-ascend#7944``) and whose target is the
+URL itself; the note is English only, so Chinese pages show the link alone.
 """
 
 from __future__ import annotations
@@ -12,50 +11,54 @@ from __future__ import annotations
 import re
 
 from qlint.docgen.writer import code, escape
+from qlint.knowledge.text import citation_note, citation_url
 
-_LOCATOR = re.compile(
-    r"^(?P<loc>"
-    r"\d{3}_[0-9a-f]{16}\.txt section \S+"
-    r"|(?P<repo>vllm-ascend|vllm)@(?P<ref>[\w.\-]+):(?P<path>[\w./\-]+)(?: L(?P<start>\d+)(?:-(?P<end>\d+))?)?"
-    r"|(?P<issue_repo>vllm-ascend|vllm)#(?P<issue>\d+)"
-    r"|case-\d\d"
-    r"|vllm_ascend_facts\.md section [\d.]*\d"
-    r")(?P<note>.*)$"
+_BLOB = re.compile(
+    r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)/(?:blob|tree)/(?P<ref>[^/]+)/(?P<path>[^?#]+)"
+    r"(?:\?plain=1)?(?:#L(?P<start>\d+)(?:-L(?P<end>\d+))?)?$"
 )
+_ISSUE = re.compile(r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)/(?:issues|pull)/(?P<num>\d+)")
+_COMMIT = re.compile(r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)/commit/(?P<sha>[0-9a-f]{40})")
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
 
-REPOSITORY = {"vllm-ascend": "vllm-project/vllm-ascend", "vllm": "vllm-project/vllm"}
+
+def _repo(owner: str, repo: str) -> str:
+    return repo if owner == "vllm-project" else f"{owner}/{repo}"
+
+
+def label(citation: str) -> str:
+    """A short text for the link: repository, pin, path and lines; ``repo#N`` for issues and PRs."""
+    url = citation_url(citation)
+    match = _BLOB.match(url)
+    if match:
+        ref = match["ref"][:10] if _HEX40.match(match["ref"]) else match["ref"]
+        text = f"{_repo(match['owner'], match['repo'])} {ref} {match['path']}"
+        if match["start"]:
+            text += f" L{match['start']}" + (f"-{match['end']}" if match["end"] else "")
+        return text
+    match = _ISSUE.match(url)
+    if match:
+        return f"{_repo(match['owner'], match['repo'])}#{match['num']}"
+    match = _COMMIT.match(url)
+    if match:
+        return f"{_repo(match['owner'], match['repo'])}@{match['sha'][:10]}"
+    return re.sub(r"^https://", "", url)
 
 
 def split(citation: str) -> tuple[str, str]:
-    """``"vllm@v0.23.0:vllm/x.py L5 (why)"`` -> ``("vllm@v0.23.0:vllm/x.py L5", "(why)")``."""
-    match = _LOCATOR.match(citation)
-    if match is None:
-        return citation, ""
-    return match.group("loc"), match.group("note").strip()
+    """``"https://...#L5 (why)"`` -> ``("https://...#L5", "why")``."""
+    return citation_url(citation), citation_note(citation)
 
 
-def url(citation: str) -> str | None:
-    """A web address for the citation's locator, or None (seeds, cases, notes)."""
-    match = _LOCATOR.match(citation)
-    if match is None:
-        return None
-    if match.group("repo"):
-        address = f"https://github.com/{REPOSITORY[match.group('repo')]}/blob/{match.group('ref')}/{match.group('path')}"
-        if match.group("start"):
-            address += f"#L{match.group('start')}"
-            if match.group("end"):
-                address += f"-L{match.group('end')}"
-        return address
-    if match.group("issue"):
-        return f"https://github.com/{REPOSITORY[match.group('issue_repo')]}/issues/{match.group('issue')}"
-    return None
+def url(citation: str) -> str:
+    """The web address of a citation (every citation is one)."""
+    return citation_url(citation)
 
 
 def render(citation: str, lang: str) -> str:
-    """Markdown for one citation: linked locator, then (English pages only) the note."""
-    locator, note = split(citation)
-    address = url(citation)
-    text = f"[{code(locator)}]({address})" if address else code(locator)
+    """Markdown for one citation: the linked label, then (English pages only) the note."""
+    address, note = split(citation)
+    text = f"[{code(label(citation))}]({address})"
     if note and lang == "en":
-        text += " " + escape(note)
+        text += " (" + escape(note) + ")"
     return text

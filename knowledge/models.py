@@ -1,13 +1,16 @@
 """Pydantic models for qlint's knowledge base.
 
 Every record that states a fact carries ``sources``: a non-empty list of
-citations. A citation is one of
+citations, each a public https URL pinned to a release tag or a 40-hex commit
+(``qlint.knowledge.text.check_sources``), optionally followed by a parenthesised
+note for reviewers:
 
-* a seed tutorial and section: ``001_1f87ed2ec95407d6.txt section 9.1``
-* a source file at a release: ``vllm-ascend@v0.23.0:vllm_ascend/platform.py L689-710``
-  or ``vllm@v0.23.0:vllm/engine/arg_utils.py L1860`` (``@main`` for the main branch)
-* a public report: ``vllm-ascend#7944`` or a handed case ``case-14``
-* the project's reference notes: ``vllm_ascend_facts.md section 4.6``
+* a source file at a release, with line anchors:
+  ``https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1860``
+  (vllm-ascend ``main`` is cited at its commit, never as ``main``);
+* an upstream tutorial at the revision qlint follows, with ``?plain=1#Lx-Ly`` line anchors;
+* a public report: ``https://github.com/vllm-project/vllm-ascend/issues/7944`` or ``.../pull/N``;
+* a docs.vllm.ai page under a version path (``/en/v0.23.0/``).
 
 Where two sources disagree the record says so in ``disagreement`` (both
 languages) and names the one the rules follow.

@@ -9,30 +9,75 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CITATION = re.compile(
-    r"^("
-    r"\d{3}_[0-9a-f]{16}\.txt section [\w.\-]+.*"  # seed file + section
-    r"|(vllm-ascend|vllm)@[\w.\-]+:[\w./\-]+.*"  # source path at a release
-    r"|(vllm-ascend|vllm)#\d+.*"  # public issue / PR
-    r"|case-\d\d.*"  # handed case rebuilt from a public report
-    r"|vllm_ascend_facts\.md section [\d.]+.*"  # project reference notes (facts)
-    r"|anchors\.md section [\w.]+.*"  # project reference notes (how other linters do it)
-    r"|https://\S+"  # a public URL (the form every citation is moving to)
-    r")$"
+CITATION = re.compile(r"^(?P<url>https://[^\s()]+)(?: \((?P<note>[^\n]+)\))?$")
+"""A citation: a public https URL, optionally followed by a space and a parenthesised note for reviewers.
+
+The URL must be pinned (see :func:`pin_problem`); the note is English prose shown on English doc
+pages only and never replaces the URL.
+"""
+
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+# A release tag: v0.23.0, v0.25.1rc1, 0.6.0, bash-5.2, v6.6 ... ; never a branch such as main or releases/x.
+_TAG = re.compile(r"^(?:[A-Za-z][\w]*-)?v?\d+(?:\.\d+)+[\w.+\-]*$|^v\d+$")
+_GITHUB = re.compile(
+    r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)"
+    r"(?:/(?P<kind>blob|tree)/(?P<ref>[^/?#]+)/[^?#\s]*(?:\?plain=1)?(?:#L\d+(?:-L\d+)?)?"
+    r"|/(?:issues|pull)/\d+(?:#[\w\-]+)?"
+    r"|/commit/(?P<commit>[0-9a-f]{40})(?:#[\w\-]+)?"
+    r"|/releases/tag/(?P<release>[^/?#\s]+))$"
 )
+_VLLM_DOCS = re.compile(r"^https://docs\.vllm\.ai/(?:projects/ascend/)?(?:en|zh-cn)/v\d+\.\d+[\w.\-]*/\S*$")
+_POSIX = re.compile(r"^https://pubs\.opengroup\.org/onlinepubs/\d{10}/\S+$")
+
+
+def pin_problem(url: str) -> str | None:
+    """Why ``url`` is not a pinned public citation, or None when it is.
+
+    Accepted: GitHub blob/tree links at a release tag or a 40-hex commit (``?plain=1`` and ``#Lx`` /
+    ``#Lx-Ly`` line anchors allowed), GitHub issues, pull requests, commits and release pages,
+    docs.vllm.ai pages under a version path (``/en/v0.23.0/...``), and POSIX at a dated edition
+    (``pubs.opengroup.org/onlinepubs/9699919799/...``).
+    """
+    match = _GITHUB.match(url)
+    if match:
+        ref = match.group("ref") or match.group("release")
+        if match.group("kind") and not (_HEX40.match(ref) or _TAG.match(ref)):
+            return f"{ref!r} is a branch, not a release tag or a 40-hex commit"
+        return None
+    if _VLLM_DOCS.match(url) or _POSIX.match(url):
+        return None
+    if url.startswith("https://docs.vllm.ai/"):
+        return "a docs.vllm.ai page needs a version path such as /en/v0.23.0/"
+    return "not a pinned GitHub, docs.vllm.ai or POSIX address"
+
+
+def citation_url(citation: str) -> str:
+    """The URL of a citation (its note dropped)."""
+    match = CITATION.match(citation)
+    return match.group("url") if match else citation
+
+
+def citation_note(citation: str) -> str:
+    """The reviewer's note of a citation, or ``""``."""
+    match = CITATION.match(citation)
+    return (match.group("note") or "") if match else ""
 
 
 def check_sources(sources) -> list[str]:
-    """Validate citations; raise ValueError naming the first one that is not a citation."""
+    """Validate citations; raise ValueError naming the first one that is not a pinned public URL."""
     sources = list(sources)
     if not sources:
         raise ValueError("at least one source citation is required")
     for citation in sources:
-        if not isinstance(citation, str) or not CITATION.match(citation):
+        match = CITATION.match(citation) if isinstance(citation, str) else None
+        if match is None:
             raise ValueError(
-                f"citation {citation!r} is not a seed section, a source path at a release, "
-                "an issue (vllm-ascend#N), a case (case-NN) or a reference-notes section"
+                f"citation {citation!r} is not a public https URL (optionally followed by a space and a "
+                "parenthesised note)"
             )
+        problem = pin_problem(match.group("url"))
+        if problem:
+            raise ValueError(f"citation {citation!r} is not pinned: {problem}")
     return sources
 
 

@@ -40,7 +40,7 @@ UNUSED_SUPPRESSION = RuleMeta(
         zh="不再匹配任何问题的抑制注释会掩盖该位置今后出现的真实问题，也会让读者误以为规则在此处触发。"
         "它通常是脚本修正后遗留下来的，或者写错了规则编号或名称。",
     ),
-    sources=("anchors.md section A.4 (RUF100-style unused suppressions)",),
+    sources=("https://github.com/astral-sh/ruff/blob/cff8b559212741dd31b189afc98ba98d3cef9a43/crates/ruff_linter/src/rules/ruff/rules/unused_noqa.rs#L14-L19",),
     examples=(
         Example(
             bad="# qlint: disable=QL206 -- TP 3 is what we test\n"

@@ -41,10 +41,11 @@ STATIC_KERNEL = RuleMeta(
         "在 NONE、PIECEWISE 或默认的 FULL_AND_PIECEWISE 下两个开关都会被关闭，静态 kernel 悄悄失效（警告）。在 Atlas 300I"
         "（310P）上，自 v0.23.0 起两者改为打印警告后关闭，不再断言（见 QL503）。",
     ),
-    sources=("vllm-ascend@v0.16.0rc1:vllm_ascend/ascend_config.py L301",
-             "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L639-660",
-             "vllm-ascend@v0.23.0:vllm_ascend/platform.py L592-643",
-             "vllm_ascend_facts.md section 2.1"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.16.0rc1/vllm_ascend/ascend_config.py#L301",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L639-L660",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L592-L643",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}' "
         "--additional-config '{\"ascend_compilation_config\": {\"enable_npugraph_ex\": false, \"enable_static_kernel\": true}}'\n",
@@ -107,8 +108,10 @@ DUMP_CONFIG = RuleMeta(
         zh="精度调试器的配置要么内联给出（dump_config，JSON 对象），要么以文件给出（dump_config_path）。自 v0.20.2rc1 起，"
         "两者同时出现时 vllm-ascend 会以 ValueError 退出。",
     ),
-    sources=("vllm-ascend@v0.20.2rc1:vllm_ascend/ascend_config.py L317-323",
-             "vllm-ascend@main:vllm_ascend/ascend_config.py L462-468", "vllm_ascend_facts.md section 2.1"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.20.2rc1/vllm_ascend/ascend_config.py#L317-L323",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L462-L468",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --additional-config "
         "'{\"dump_config\": {\"task\": \"statistics\"}, \"dump_config_path\": \"/data/dump.json\"}'\n",
@@ -159,10 +162,14 @@ FUSED_MC2 = RuleMeta(
         "与 enable_mc2_hierarchy_comm 互斥（自 v0.18.0 起报 ValueError）。在 main 上分层通信还要求 Atlas A2/A3 且专家数"
         "不超过 512。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/envs.py L96-102", "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L173-184",
-             "vllm-ascend@main:vllm_ascend/ascend_config.py L160-185", "vllm-ascend@v0.18.0:vllm_ascend/platform.py L553-557",
-             "vllm-ascend@main:vllm_ascend/platform.py L806-811", "vllm-ascend@main:vllm_ascend/ascend_config.py L330-350",
-             "vllm_ascend_facts.md section 2.1", "vllm_ascend_facts.md section 2.2"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/envs.py#L96-L102",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L173-L184",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L160-L185",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/vllm_ascend/platform.py#L553-L557",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L806-L811",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L330-L350",
+    ),
     examples=(
         Example(
             bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --additional-config '{\"enable_fused_mc2\": 2}'\n",
@@ -273,8 +280,11 @@ REDUCE_SAMPLE = RuleMeta(
         zh="实验性的精简采样路径在 PD 预填充节点（kv_producer）上，以及与 finegrained_tp_config.lmhead_tensor_parallel_size "
         "同用时会报 ValueError。该检查存在于 v0.23.0 与 main；v0.24.0rc1、v0.25.1rc1 未包含它，会接受这一设置。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L324-338", "vllm-ascend@main:vllm_ascend/ascend_config.py L297-312",
-             "vllm-ascend@v0.25.1rc1:vllm_ascend/ascend_config.py L273", "vllm_ascend_facts.md section 2.1"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L324-L338",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L297-L312",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.25.1rc1/vllm_ascend/ascend_config.py#L273",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_reduce_sample\": true}' "
         "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_producer\"}'\n",
@@ -332,8 +342,10 @@ KV_NZ = RuleMeta(
         zh="KV 缓存的 NZ 布局只为 PD 解码节点上的 MLA 注意力（DeepSeek 类）实现：其他模型会触发 RuntimeError，实例不是 "
         "kv_consumer 时会触发 NotImplementedError。Qwen3/Qwen3.5/Qwen3.6 使用的是 GQA 注意力。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L269-280", "vllm-ascend@main:vllm_ascend/ascend_config.py L251-260",
-             "vllm_ascend_facts.md section 2.1"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L269-L280",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L251-L260",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --additional-config '{\"enable_kv_nz\": true}' "
         "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",

@@ -39,11 +39,10 @@ NAME_MISMATCH = RuleMeta(
         "--model，因为基准工具仍要用它加载分词器。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 8",
-        "001_1f87ed2ec95407d6.txt section 6",
-        "001_1f87ed2ec95407d6.txt section 7",
-        "vllm@main:vllm/entrypoints/openai/engine/serving.py",
-        "vllm_ascend_facts.md section 5",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L768-L796",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L628-L687",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L689-L766",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/openai/engine/serving.py#L234-L239",
     ),
     examples=(
         Example(

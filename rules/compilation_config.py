@@ -40,8 +40,11 @@ COMPILE_MODE = RuleMeta(
         "FULL_AND_PIECEWISE 也需要模式 3：模式 0 下 vLLM 会悄悄把 cudagraph_mode 设为 NONE。两种情况下脚本都会在不知不觉中"
         "以 eager 模式运行。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L535-540", "vllm-ascend@main:vllm_ascend/platform.py L974-979",
-             "vllm@v0.23.0:vllm/config/vllm.py L1157-1168", "vllm_ascend_facts.md section 4.5"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L535-L540",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L974-L979",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1157-L1168",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"mode\": 0, \"cudagraph_mode\": \"PIECEWISE\"}'\n",
         good="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"mode\": 0, \"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
@@ -104,7 +107,7 @@ CAPTURE_MAX = RuleMeta(
         "--max-num-batched-tokens 的尺寸，再要求最大值等于剩下的最大尺寸，否则以 ValueError 退出。只写其中一个即可避免"
         "这一检查。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/vllm.py L1689-1763", "vllm_ascend_facts.md section 4.5"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1689-L1763",),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --compilation-config "
         "'{\"cudagraph_capture_sizes\": [8, 16, 32], \"max_cudagraph_capture_size\": 64}'\n",
@@ -167,8 +170,10 @@ CAPTURE_BUDGET = RuleMeta(
         "只在日志里提一句（“is overridden by config”）。脚本里的列表因此不是实际运行的列表；若全部被丢弃，则不会捕获任何图。"
         "（FULL 模式下开启投机解码时，由 QL401 连同取整一起报告。）",
     ),
-    sources=("vllm@v0.23.0:vllm/config/vllm.py L1689-1700", "vllm@v0.23.0:vllm/config/vllm.py L1765-1775",
-             "vllm_ascend_facts.md section 4.5"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1689-L1700",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1765-L1775",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --max-num-batched-tokens 64 --compilation-config "
         "'{\"cudagraph_capture_sizes\": [16, 32, 64, 128]}'\n",
@@ -227,8 +232,11 @@ TP_ALIGNED = RuleMeta(
         "rank，main 上的 enable_dsa_cp 也是如此。开启图模式时，vllm-ascend 只保留 TP 整数倍的捕获尺寸，一个不剩时断言失败。"
         "FlashComm1 有同样的约束，由 QL404 报告。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L114-122", "vllm-ascend@v0.23.0:vllm_ascend/platform.py L549-568",
-             "vllm-ascend@main:vllm_ascend/platform.py L1040-1064", "vllm_ascend_facts.md section 4.5"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L114-L122",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L549-L568",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L1040-L1064",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --tensor-parallel-size 4 --enable-expert-parallel "
         "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [1, 2]}' "

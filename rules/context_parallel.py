@@ -38,9 +38,12 @@ PCP = RuleMeta(
         "在 main 上，解码上下文并行（--decode-context-parallel-size > 1）也不能与动态投机解码"
         "（--speculative-config 中的 num_speculative_tokens_per_batch_size）同用。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L349-358", "vllm-ascend@main:vllm_ascend/platform.py L1381-1388",
-             "vllm@v0.23.0:vllm/config/vllm.py L519-531", "vllm-ascend@main:vllm_ascend/platform.py L1401-1419",
-             "vllm_ascend_facts.md section 4", "vllm_ascend_facts.md section 4.4"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L349-L358",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L1381-L1388",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L519-L531",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L1401-L1419",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --prefill-context-parallel-size 2 --data-parallel-size 2\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --prefill-context-parallel-size 2\n",

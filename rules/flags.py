@@ -34,7 +34,7 @@ INVALID_JSON = RuleMeta(
         "--kv-transfer-config 与 --additional-config；多余的逗号或引号会让服务在容器启动后才失败。"
         "告警位置即解析中断的字符。",
     ),
-    sources=("vllm@v0.23.0:vllm/engine/arg_utils.py L1465-1489", "vllm_ascend_facts.md section 5"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1465-L1489",),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\",}'\n",
@@ -57,7 +57,7 @@ UNKNOWN_FLAG = RuleMeta(
         zh="参数拼写错误时 argparse 会以 “unrecognized arguments” 终止 vllm serve。"
         "vLLM 参数名中的下划线与连字符等价，且接受无歧义的前缀，因此只报告完全无法匹配的名称。",
     ),
-    sources=("vllm@v0.23.0:vllm/utils/argparse_utils.py L302-320", "vllm_ascend_facts.md section 5"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/utils/argparse_utils.py#L302-L320",),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --tensor-paralel-size 2\n",
@@ -80,7 +80,10 @@ BAD_VALUE = RuleMeta(
         zh="整数参数传入文本、或枚举参数（--dtype、--kv-cache-dtype、cudagraph_mode、kv_role 等）"
         "取了列表之外的值，都会在加载模型之前的参数校验阶段失败。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/compilation.py L53-63", "vllm@v0.23.0:vllm/config/kv_transfer.py"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/compilation.py#L53-L63",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/kv_transfer.py",
+    ),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE\"}'\n",
@@ -106,7 +109,7 @@ UNKNOWN_KEY = RuleMeta(
         "--additional-config 会忽略它不读取的键：已移除的键（如 ascend_scheduler_config、"
         "torchair_graph_config）不会生效，因此以警告报告。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/utils.py L58-74", "vllm_ascend_facts.md section 2"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/utils.py#L58-L74",),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --speculative-config '{\"method\": \"mtp\", \"num_spec_tokens\": 1}'\n",

@@ -104,12 +104,10 @@ SPEC_MULTIPLE = RuleMeta(
         "v0.23.0 的发布文档随后也改成了 [2, 8]。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/config/compilation.py L1432-1518",
-        "vllm@v0.23.0:vllm/config/vllm.py L1690-1770",
-        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署 Notice (cudagraph_capture_sizes n x (mtp + 1))",
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 4.4",
-        "vllm_ascend_facts.md section 7 item 11",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/compilation.py#L1432-L1518",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1690-L1770",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541 (Notice (cudagraph_capture_sizes n x (mtp + 1)))",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
     ),
     examples=(
         Example(
@@ -142,7 +140,7 @@ EAGER_OVERRIDES = RuleMeta(
         "就忽略 --compilation-config 中的 cudagraph_mode（及捕获尺寸）。脚本同时提出了两个相反的要求，"
         "读者无法判断是否本应运行图模式。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/vllm.py L1054-1060", "vllm_ascend_facts.md section 4.5"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1054-L1060",),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --enforce-eager --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
@@ -170,10 +168,9 @@ DRAFT_EAGER = RuleMeta(
         "只捕获主模型，以减少捕获时间和图内存。这只是提示而非错误；显式写 false 时不提示。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/config/speculative.py L77-78",
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "003_ce9d3b502b9e7b97.txt section 单节点部署",
-        "vllm_ascend_facts.md section 4.4",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/speculative.py#L77-L78",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L88-L149",
     ),
     examples=(
         Example(
@@ -206,14 +203,11 @@ FLASHCOMM1 = RuleMeta(
         "弃用警告并被忽略，因为上游序列并行在 EP、TP > 1、DP > 1 时自动开启，此时仅作提示。",
     ),
     sources=(
-        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L549-568",
-        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L763-770",
-        "vllm-ascend@v0.23.0:vllm_ascend/utils.py L903-929",
-        "vllm-ascend@main:vllm_ascend/ascend_config.py L44-48",
-        "000_94316b1b2010938d.txt section 9.2 item 6",
-        "vllm_ascend_facts.md section 4.2",
-        "vllm_ascend_facts.md section 4.5",
-        "vllm_ascend_facts.md section 7 item 2",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L549-L568",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L763-L770",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/utils.py#L903-L929",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L44-L48",
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L231-L242 (item 6)",
     ),
     examples=(
         Example(

@@ -32,10 +32,9 @@ HOST_TUNING = RuleMeta(
         "kernel.sched_migration_cost_ns 这类参数在较新的内核上也已不存在。请在启动容器前以 root 身份在宿主机上执行。",
     ),
     sources=(
-        "000_94316b1b2010938d.txt section 5.1",
-        "003_ce9d3b502b9e7b97.txt section 单节点部署",
-        "vllm-ascend@main:docs/source/developer_guide/performance_and_debug/optimization_and_tuning.md L156-220",
-        "vllm_ascend_facts.md section 7",
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L81-L140",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L88-L149",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/developer_guide/performance_and_debug/optimization_and_tuning.md?plain=1#L156-L220",
     ),
     examples=(
         Example(

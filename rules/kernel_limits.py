@@ -35,8 +35,10 @@ MEGA_MOE = RuleMeta(
         "vllm-ascend 会以 ValueError 退出。文档写的默认值是 65536，而 main 的代码用的是 131072；任何正值都会被接受，"
         "因此这一差异不作报告。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L306-318", "vllm-ascend@main:vllm_ascend/ascend_config.py L283-290",
-             "vllm_ascend_facts.md section 7 item 21"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L306-L318",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L283-L290",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --additional-config '{\"mega_moe_max_tokens\": 0}'\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --additional-config '{\"mega_moe_max_tokens\": 65536}'\n",
@@ -75,8 +77,10 @@ MLA_310P = RuleMeta(
         zh="310P 的模型运行器只有普通注意力后端：自 v0.15.0rc1（MoE 模型登陆 310P）起，它在分配 KV 缓存时会以 ValueError "
         "“MLAAttention is not supported for 310P” 退出（DeepSeek 稀疏注意力同样如此）。因此 DeepSeek-V3 类模型无法在其上运行。",
     ),
-    sources=("vllm-ascend@v0.15.0rc1:vllm_ascend/_310p/model_runner_310p.py L52",
-             "vllm-ascend@v0.23.0:vllm_ascend/_310p/model_runner_310p.py L744-753", "vllm_ascend_facts.md section 4.1"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.15.0rc1/vllm_ascend/_310p/model_runner_310p.py#L52",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/_310p/model_runner_310p.py#L744-L753",
+    ),
     examples=(Example(
         bad="vllm serve deepseek-ai/DeepSeek-V3.1 --dtype float16 --tensor-parallel-size 4\n",
         good="vllm serve Qwen/Qwen3-32B --dtype float16 --tensor-parallel-size 4\n",

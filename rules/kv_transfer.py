@@ -100,11 +100,10 @@ SIZE_MISMATCH = RuleMeta(
         "--data-parallel-size 不同就拒绝启动。把预填充脚本复制到解码节点后只改了 TP，最容易踩到这一点。",
     ),
     sources=(
-        "case-17",
-        "vllm-ascend@v0.23.0:vllm_ascend/utils.py L1429-1454",
-        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L483-484",
-        "vllm_ascend_facts.md section 4.8",
-        "001_1f87ed2ec95407d6.txt section 5.2",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0rc1/vllm_ascend/utils.py#L1125-L1148",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/utils.py#L1429-L1454",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L483-L484",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
     ),
     examples=(
         Example(bad=D_EXAMPLE.format(tp=8), good=D_EXAMPLE.format(tp=4), fixed=D_EXAMPLE.format(tp=4)),
@@ -171,7 +170,7 @@ ROLE_MISSING = RuleMeta(
         "（预填充，kv_producer）、消费 KV 的一方（解码，kv_consumer）还是两者兼有（kv_both）。"
         "取值不在列表内的情况由 QL106 报告。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/kv_transfer.py", "vllm_ascend_facts.md section 4.8"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/kv_transfer.py",),
     examples=(
         Example(
             bad="vllm serve /models/Qwen3-32B --kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\"}'\n",
@@ -222,10 +221,9 @@ SIZES_MISSING = RuleMeta(
         "获取对端 TP，因此只对这些旧版本检查。",
     ),
     sources=(
-        "vllm-ascend@v0.23.0:vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_connector.py L2066-2088",
-        "vllm-ascend@v0.23.0:vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_hybrid_connector.py L1582-1600",
-        "vllm-ascend@v0.14.0rc1:vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_layerwise_connector.py",
-        "vllm_ascend_facts.md section 4.8",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_connector.py#L2066-L2088",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_hybrid_connector.py#L1582-L1600",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.14.0rc1/vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_layerwise_connector.py",
     ),
     examples=(
         Example(
@@ -296,7 +294,7 @@ TP_RATIO = RuleMeta(
         "因此断言 prefill.tp_size 能被 decode.tp_size 整除；预填充侧 TP 比解码侧小则无法排布。"
         "MLA 模型（DeepSeek-V3 系列）不受此限制。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L205-235", "vllm_ascend_facts.md section 4.8"),
+    sources=("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L205-L235",),
     examples=(
         Example(
             bad="vllm serve /models/Qwen3-32B --tensor-parallel-size 2 --kv-transfer-config "
@@ -371,13 +369,11 @@ RECOMPUTE = RuleMeta(
         "预填充节点上会被忽略并打印警告，所以本规则从该版本起给出警告，之前的版本不报告。",
     ),
     sources=(
-        "vllm-ascend@v0.22.1rc1:vllm_ascend/platform.py L677-689",
-        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L689-710",
-        "vllm-ascend@main:vllm_ascend/platform.py L895-925",
-        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署 (Notice)",
-        "001_1f87ed2ec95407d6.txt section 5.2",
-        "vllm_ascend_facts.md section 4.6",
-        "vllm_ascend_facts.md section 7",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.22.1rc1/vllm_ascend/platform.py#L677-L689",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L689-L710",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L895-L925",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541 (Notice)",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
     ),
     examples=(
         Example(

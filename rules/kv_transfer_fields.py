@@ -37,8 +37,11 @@ LOAD_FAILURE = RuleMeta(
         zh="KV 块加载失败时，策略 recompute 会重新调度请求并重算。vllm-ascend 无法对混合 GDN 模型（Qwen3.5/3.6、"
         "Qwen3-Next）这样做，自 v0.21.0rc1 起会以 AssertionError 退出。vLLM 默认的 fail 可以使用。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L903-911", "vllm-ascend@main:vllm_ascend/platform.py L927-934",
-             "vllm@v0.23.0:vllm/config/kv_transfer.py L70-73", "vllm_ascend_facts.md section 4.6"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L903-L911",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L927-L934",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/kv_transfer.py#L70-L73",
+    ),
     fix="safe",
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
@@ -93,8 +96,11 @@ KV_OVERWRITTEN = RuleMeta(
         "无需唯一，文档也已删除它们）；自 v0.21.0rc1 起 kv_buffer_size 被重置为 1e9，enable_permute_local_kv 被重置为 "
         "false，因为两者只对 GPU 连接器后端有意义。写上的取值不起作用。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L483-487", "vllm-ascend@v0.23.0:vllm_ascend/platform.py L1134-1152", "vllm-ascend@main:vllm_ascend/platform.py L594-620",
-             "vllm_ascend_facts.md section 4.8", "vllm_ascend_facts.md section 7 item 18"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L483-L487",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L1134-L1152",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L594-L620",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config "
         "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"engine_id\": \"1\"}'\n",
@@ -169,9 +175,11 @@ UNKNOWN_CONNECTOR = RuleMeta(
         "kv_connector_module_path 加载的连接器不经过查找，不做检查。名称表取自 vLLM 0.17.0-0.23.0 与 vllm-ascend "
         "v0.17.0rc1 至 main 注册的连接器。",
     ),
-    sources=("vllm@v0.23.0:vllm/distributed/kv_transfer/kv_connector/factory.py L96-128",
-             "vllm-ascend@v0.23.0:vllm_ascend/distributed/kv_transfer/__init__.py L21-87",
-             "vllm-ascend@main:vllm_ascend/distributed/kv_transfer/__init__.py L21-101", "vllm_ascend_facts.md section 4.8"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/distributed/kv_transfer/kv_connector/factory.py#L96-L128",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/distributed/kv_transfer/__init__.py#L21-L87",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/distributed/kv_transfer/__init__.py#L21-L101",
+    ),
     fix="unsafe",
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorv1\", \"kv_role\": \"kv_consumer\"}'\n",

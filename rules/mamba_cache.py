@@ -36,8 +36,11 @@ MAMBA_MODE = RuleMeta(
         "--no-enable-chunked-prefill 同用会失败（错误）。前缀缓存关闭时（自 v0.23.0rc1 起这些模型默认关闭），任何 "
         "--mamba-cache-mode 都会被重置为 none（警告）。Qwen3.5 MTP 搭配 all 的情况由 QL703 报告。",
     ),
-    sources=("vllm@v0.23.0:vllm/model_executor/models/config.py L337-393", "vllm@v0.17.0:vllm/model_executor/models/config.py L395-417",
-             "vllm@v0.23.0:vllm/config/model.py L1852-1856", "vllm_ascend_facts.md section 4.7"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/model_executor/models/config.py#L337-L393",
+        "https://github.com/vllm-project/vllm/blob/v0.17.0/vllm/model_executor/models/config.py#L395-L417",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1852-L1856",
+    ),
     fix="safe",
     examples=(
         Example(

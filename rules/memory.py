@@ -286,10 +286,9 @@ def _formula_zh(formula: str) -> str:
     return (formula.replace("at least ", "至少 ").replace(" (non-expert)", "（非专家部分）")
             .replace(" (experts)", "（专家部分）"))
 _MEMORY_SOURCES = (
-    "vllm@v0.23.0:vllm/config/cache.py L67 (gpu_memory_utilization default 0.92)",
-    "vllm-ascend@v0.23.0:docs/source/faqs.md L148 (docs: default 0.9)",
-    "vllm_ascend_facts.md section 7 item 7",
-    "001_1f87ed2ec95407d6.txt section 5.1 (usable KV = gpu-memory-utilization x HBM - profiled peak)",
+    "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/cache.py#L67 (gpu_memory_utilization default 0.92)",
+    "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/faqs.md?plain=1#L148 (docs: default 0.9)",
+    "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378 (usable KV = gpu-memory-utilization x HBM - profiled peak)",
 )
 _GMU_WHY_EN = (" Usable memory is HBM x --gpu-memory-utilization; without the flag qlint takes vLLM's code "
                "default 0.92 for releases paired with vLLM 0.23.0 or later (the docs and seeds say 0.9, which "
@@ -315,8 +314,10 @@ WEIGHTS_FIT = RuleMeta(
         "在分配任何 KV 缓存之前加载就会因显存不足失败：应增加 NPU（TP/EP、更多节点）或改用 W8A8 权重。"
         "Atlas 300I Duo 的单芯片显存有 24 GB 和 48 GB 两种；只在较大芯片上放得下时报告为警告。" + _GMU_WHY_ZH,
     ),
-    sources=_MEMORY_SOURCES + ("003_ce9d3b502b9e7b97.txt section 模型权重",
-                               "vllm-ascend#1141 (Atlas 300I Duo 96 GB card: about 44 GB per 310P3 chip)"),
+    sources=_MEMORY_SOURCES + (
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L19-L24",
+        "https://github.com/vllm-project/vllm-ascend/issues/1141 (Atlas 300I Duo 96 GB card: about 44 GB per 310P3 chip)",
+    ),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.5-397B-A17B --tensor-parallel-size 8 --enable-expert-parallel\n",
@@ -342,7 +343,7 @@ HEADROOM_RULE = RuleMeta(
         zh="vLLM 用扣除权重和 profile 运行激活峰值之后剩余的可用显存来确定 KV 缓存大小。若剩余不足可用显存的十分之一，"
         "profile 运行、图捕获或最初的长请求很可能显存不足。" + _GMU_WHY_ZH,
     ),
-    sources=_MEMORY_SOURCES + ("000_94316b1b2010938d.txt section 10 (Q1: OOM at startup)",),
+    sources=_MEMORY_SOURCES + ("https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L256-L282 (Q1: OOM at startup)",),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --max-model-len 4096 --gpu-memory-utilization 0.9\n",
@@ -375,10 +376,10 @@ KV_FIT = RuleMeta(
         "估算未计入激活，实际余量更小。" + _GMU_WHY_ZH,
     ),
     sources=_MEMORY_SOURCES + (
-        "vllm-ascend@v0.23.0:vllm_ascend/patch/platform/patch_mamba_config.py L58-121 (attention and GDN state pages)",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/patch/platform/patch_mamba_config.py#L58-L121 (attention and GDN state pages)",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/v1/kv_cache_interface.py#L226-L234",
-        "vllm@v0.23.0:vllm/transformers_utils/configs/qwen3_5_moe.py L94-102 (one full-attention layer in four)",
-        "001_1f87ed2ec95407d6.txt section 9.1 (large TP for 256K contexts shards the KV cache)",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/transformers_utils/configs/qwen3_5_moe.py#L94-L102 (one full-attention layer in four)",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L800-L828 (large TP for 256K contexts shards the KV cache)",
     ),
     examples=(
         Example(
@@ -409,10 +410,8 @@ MAMBA_BLOCKS = RuleMeta(
         "长上下文下可用块很少。应把 --max-num-seqs 设为实际需要的并发数（教程在 262144 上下文时用 32）。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/config/compilation.py L1453-1468",
-        "vllm_ascend_facts.md section 4.5",
-        "vllm_ascend_facts.md section 5 (max_num_seqs default 256 on NPU)",
-        "001_1f87ed2ec95407d6.txt section 5.1 (262144 tokens with --max-num-seqs 32)",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/compilation.py#L1453-L1468",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378 (262144 tokens with --max-num-seqs 32)",
     ),
     examples=(
         Example(

@@ -32,8 +32,10 @@ LAUNCH_BLOCKING = RuleMeta(
         "且仍开启任一图模式（vLLM 默认 FULL_AND_PIECEWISE），vllm-ascend 就拒绝启动。它是调试开关：调试时请用 eager "
         "模式运行，或改看 plog 日志。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L645-657", "vllm-ascend@main:vllm_ascend/platform.py L1109-1117",
-             "vllm_ascend_facts.md section 3.3"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L645-L657",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L1109-L1117",
+    ),
     examples=(Example(
         bad="export ASCEND_LAUNCH_BLOCKING=1\nvllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n",
         good="export ASCEND_LAUNCH_BLOCKING=1\nvllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --enforce-eager\n",
@@ -81,8 +83,10 @@ ALLOC_CONF = RuleMeta(
         "与其中之一写在一起，等于要求分配器同时使用二者（警告）；只写 max_split_size_mb 则会悄悄失去 OOM 常见问题所推荐的"
         "可扩展段（提示）。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L772-790", "vllm-ascend@main:vllm_ascend/platform.py L1208-1227",
-             "vllm_ascend_facts.md section 3.3"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L772-L790",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L1208-L1227",
+    ),
     examples=(Example(
         bad="export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True,max_split_size_mb:250\nvllm serve Qwen/Qwen3.6-27B\n",
         good="export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nvllm serve Qwen/Qwen3.6-27B\n",

@@ -26,10 +26,10 @@ EP_MIXED = RuleMeta(
         "（ETP 与 EP 混用）并不是 vLLM 支持的布局，会产生错误输出：MoE 层只能是纯 EP 或纯 TP。",
     ),
     sources=(
-        "000_94316b1b2010938d.txt section 5.1",
-        "003_ce9d3b502b9e7b97.txt section 单节点部署",
-        "case-07",
-        "vllm_ascend_facts.md section 4.2",
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L81-L140",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L88-L149",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/user_guide/release_notes.md?plain=1#L1772",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/docs/serving/expert_parallel_deployment.md?plain=1#L34-L52",
     ),
     examples=(
         Example(
@@ -56,7 +56,11 @@ EP_DENSE = RuleMeta(
         zh="稠密模型没有专家层，--enable-expert-parallel 不会产生任何效果；这通常说明把 MoE 模型的配置"
         "照搬到了稠密模型上，配置的其余部分也可能不合适。",
     ),
-    sources=("vllm_ascend_facts.md section 4.2", "001_1f87ed2ec95407d6.txt section 1"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/parallel.py#L154-L155",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1137-L1142",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L3-L9",
+    ),
     examples=(
         Example(
             bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --enable-expert-parallel\n",
@@ -80,7 +84,10 @@ NPUS_PER_NODE = RuleMeta(
         zh="每个本地 DP rank 占用本节点 TP x PP 张 NPU。乘积超过节点 NPU 数（Atlas 800 A2 为 8，A3 为 16）时，"
         "引擎无法全部拿到设备，启动失败；应通过 --data-parallel-size-local 把 DP 分布到多个节点。",
     ),
-    sources=("001_1f87ed2ec95407d6.txt section 9.1", "vllm_ascend_facts.md section 1.3"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L800-L828",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/examples/external_online_dp/launch_online_dp.py#L54-L58",
+    ),
     examples=(
         Example(
             bad="# qlint: hardware=a2\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --data-parallel-size 8\n",
@@ -104,7 +111,7 @@ VISIBLE_DEVICES = RuleMeta(
         zh="vllm-ascend 只在 ASCEND_RT_VISIBLE_DEVICES 列出的设备上放置 rank。列出的设备少于 "
         "TP x 本地 DP x PP 会启动失败；多于所需则有 NPU 闲置。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/platform.py L82", "vllm_ascend_facts.md section 4.1"),
+    sources=("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L134",),
     examples=(
         Example(
             bad="export ASCEND_RT_VISIBLE_DEVICES=0,1\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 4\n",
@@ -130,7 +137,10 @@ DP_FIRST = RuleMeta(
         zh="权重能放进单张 NPU 的 HBM 时，更大的张量并行主要只增加 all-reduce 通信。教程的 DP 优先方案把 TP "
         "定为 2，其余 NPU 分给数据并行组；只有 256K 以上的超长上下文才建议大 TP，以便切分 KV 缓存。",
     ),
-    sources=("001_1f87ed2ec95407d6.txt section 9.1", "001_1f87ed2ec95407d6.txt section 5.2"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L800-L828",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
+    ),
     examples=(
         Example(
             bad="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 8 --max-model-len 131072\n",
@@ -153,7 +163,10 @@ TP_HEADS = RuleMeta(
         zh="张量并行让每个 rank 平分注意力头；TP 不能整除注意力头数时 vLLM 拒绝启动"
         "（KV 头数也必须与 TP 互为整除关系）。",
     ),
-    sources=("case-06", "vllm@v0.23.0:vllm/config/model.py"),
+    sources=(
+        "https://github.com/vllm-project/vllm/issues/52435",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py",
+    ),
     examples=(
         Example(
             bad="vllm serve /models/Qwen3-32B --tensor-parallel-size 3\n",
@@ -175,7 +188,10 @@ EP_EXPERTS = RuleMeta(
         zh="开启 --enable-expert-parallel 时 EP 大小为 TP x DP，每个 rank 持有相同数量的路由专家；"
         "EP 大小不能整除专家数时无法完成切分。",
     ),
-    sources=("case-06", "vllm_ascend_facts.md section 4.2"),
+    sources=(
+        "https://github.com/vllm-project/vllm/issues/52435",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/docs/serving/expert_parallel_deployment.md?plain=1#L34-L52",
+    ),
     examples=(
         Example(
             bad="vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 3 --enable-expert-parallel\n",
@@ -466,8 +482,11 @@ EXTERNAL_DP_DENSE = RuleMeta(
         "为稠密 27B 模型给出的 PD 方案正是通过 launch_online_dp.py 这样启动的（vllm-ascend#11863）；应改为在代理后面运行"
         "多个互相独立的 DP=1 实例。",
     ),
-    sources=("vllm@v0.23.0:vllm/engine/arg_utils.py L1860-1870", "vllm-ascend#11863",
-             "001_1f87ed2ec95407d6.txt section 5.2", "vllm_ascend_facts.md section 7"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1860-L1870",
+        "https://github.com/vllm-project/vllm-ascend/issues/11863",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
+    ),
     faq="external-dp-dense",
     examples=(
         Example(

@@ -16,7 +16,10 @@ from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check, serve_scopes
 from qlint.rules.plan import LaunchPlan, ProxyCommand, ServeCommand, Span
 
-PD_SOURCES = ("001_1f87ed2ec95407d6.txt section 5.2", "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署")
+PD_SOURCES = (
+    "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
+    "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541",
+)
 
 
 def _engine(role: str, port: int, name: str = "qwen3.6", decode_tp: int = 2, extra: str = "") -> str:
@@ -81,7 +84,10 @@ PEER_SIZES = RuleMeta(
         zh="每个引擎的 kv_connector_extra_config 同时写明了 prefill 与 decode 引擎的 TP 和 DP。vllm-ascend 启动时只校验"
         "本端；对端的数值用于在 rank 之间映射 KV 块，写错会在之后表现为传输失败或错位。qlint 将其与对端脚本实际运行的 TP/DP 比较。",
     ),
-    sources=PD_SOURCES + ("vllm_ascend_facts.md section 4.8",),
+    sources=PD_SOURCES + (
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/utils.py#L1429-L1452",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_connector.py#L2066-L2085",
+    ),
     examples=(Example(bad=_engine("kv_producer", 8100, decode_tp=4), good=PREFILL, fixed=_engine("kv_producer", 8100, decode_tp=2), peers=(DECODE,)),),
 )
 
@@ -147,7 +153,7 @@ SERVED_NAME = RuleMeta(
         zh="代理会把客户端请求中的模型名原样转发给 prefill 与 decode 引擎。两者的 --served-model-name 不同时，"
         "其中一方会以 “model does not exist” 拒绝所有请求。",
     ),
-    sources=PD_SOURCES,
+    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/openai/engine/serving.py#L234-L239",),
     examples=(Example(bad=_engine("kv_consumer", 8200, name="qwen"), good=DECODE, peers=(PREFILL,)),),
 )
 
@@ -203,7 +209,7 @@ DP_SPREAD = RuleMeta(
         "起始 rank 首尾相接、既不重叠也不留空；除主节点外都要加 --headless。否则引擎会一直等待不存在的 rank（启动挂起），"
         "或两个节点争用同一 rank。",
     ),
-    sources=PD_SOURCES + ("vllm@v0.23.0:vllm/engine/arg_utils.py L1818-1935", "vllm_ascend_facts.md section 5"),
+    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1818-L1935",),
     faq="qwen35-397b-mp-hang",
     examples=(Example(bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 0 --headless\n", good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n", peers=("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 \n",)),),
 )
@@ -339,10 +345,7 @@ KV_PORT = RuleMeta(
         "指南要求 8 卡节点 kv_port >= 28000，16 卡节点 >= 36000。种子文档在 Atlas A3 上使用了 23010、30000、30200，"
         "均在该范围内。",
     ),
-    sources=PD_SOURCES + (
-        "vllm-ascend@main:examples/disaggregated_prefill_v1/mooncake_connector_deployment_guide.md",
-        "vllm_ascend_facts.md section 7",
-    ),
+    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/examples/disaggregated_prefill_v1/mooncake_connector_deployment_guide.md",),
     faq="kv-port-range",
     fix="unsafe",
     examples=(
@@ -399,8 +402,7 @@ PROXY = RuleMeta(
         "与 decode 引擎实际监听的端口；分层代理（layerwise）要配 MooncakeLayerwiseConnector，普通代理配 MooncakeConnectorV1，"
         "混用会打断请求流程。",
     ),
-    sources=PD_SOURCES + ("vllm-ascend@main:examples/disaggregated_prefill_v1/load_balance_proxy_server_example.py L672-708",
-                          "vllm_ascend_facts.md section 1.3"),
+    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/examples/disaggregated_prefill_v1/load_balance_proxy_server_example.py#L672-L708",),
     examples=(Example(bad="python load_balance_proxy_server_example.py --prefiller-hosts 127.0.0.1 --prefiller-ports 8101 --decoder-hosts 127.0.0.1 --decoder-ports 8200\n", good="python load_balance_proxy_server_example.py --prefiller-hosts 127.0.0.1 --prefiller-ports 8100 --decoder-hosts 127.0.0.1 --decoder-ports 8200\n", peers=(PREFILL, DECODE)),),
 )
 

@@ -99,12 +99,10 @@ DTYPE = RuleMeta(
         "GDN 层的 SSM 缓存由 310P 代码强制为 float16，因此 --mamba-ssm-cache-dtype 可以不写；写成其他值会被忽略，报警告。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 4.1",
-        "vllm_ascend_facts.md section 7",
-        "vllm-ascend@v0.23.0:vllm_ascend/_310p/ops/fla/chunk_gated_delta_rule.py L196-197",
-        "vllm-ascend@v0.23.0:vllm_ascend/_310p/ops/fla/gdn_310.py L149-151",
-        "vllm-ascend@main:tests/e2e/weekly/single_node/configs/Qwen3.6-27B-W8A8-310P-300I-DUO.yaml",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/_310p/ops/fla/chunk_gated_delta_rule.py#L196-L197",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/_310p/ops/fla/gdn_310.py#L149-L151",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/tests/e2e/weekly/single_node/configs/Qwen3.6-27B-W8A8-310P-300I-DUO.yaml",
     ),
     examples=(
         Example(
@@ -203,28 +201,26 @@ CAPTURE = RuleMeta(
                zh="Atlas 300I（310P）上的图捕获数量超出硬件能力"),
     why=Text(
         en="Up to v0.18.0rc1 the 310P guide allows eager mode only; the code has no such check and a user report "
-        "(case-02) shows a server starting in graph mode there, so that is a warning. From v0.18.0 graph mode "
+        "(vllm-ascend#8284) shows a server starting in graph mode there, so that is a warning. From v0.18.0 graph mode "
         "is supported on 310P, but "
         "with TP > 1 the card's event-id resources limit how many graphs can be captured: the guide allows "
         "at most two capture sizes (e.g. [1, 8], or [2, 8] with one MTP token since FULL decode sizes are "
         "multiples of k + 1). The default list (1, 2, 4, 8, 16, ... up to max_num_seqs x (1 + k)) has far "
         "more sizes, so an unset list is reported as well. TP = 1 has no such limit.",
-        zh="v0.18.0rc1 及以前，310P 指南只允许 eager 模式；代码并无此检查，用户报告（case-02）显示服务在图模式下也能启动，"
+        zh="v0.18.0rc1 及以前，310P 指南只允许 eager 模式；代码并无此检查，用户报告（vllm-ascend#8284）显示服务在图模式下也能启动，"
         "因此只报警告。自 v0.18.0 起 310P 支持图模式，但 TP > 1 时受硬件 "
         "event-id 资源限制，能捕获的图数量有限：指南规定最多两个捕获尺寸（如 [1, 8]；MTP 为 1 个 token 时 FULL "
         "decode 尺寸须是 k + 1 的倍数，即 [2, 8]）。默认列表（1、2、4、8、16……直到 max_num_seqs x (1 + k)）"
         "尺寸远多于此，因此未设置列表同样会报告。TP = 1 没有这一限制。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm-ascend@v0.18.0rc1:docs/source/tutorials/hardwares/310p.md L5",
-        "vllm-ascend@v0.18.0:docs/source/tutorials/hardwares/310p.md L7-9",
-        "vllm-ascend@v0.23.0rc1:docs/source/tutorials/hardwares/310p.md L23-27",
-        "vllm-ascend@v0.23.0:docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md L427",
-        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L207-241",
-        "vllm_ascend_facts.md section 7",
-        "case-02",
-        "vllm-ascend#8284",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0rc1/docs/source/tutorials/hardwares/310p.md?plain=1#L5",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/tutorials/hardwares/310p.md?plain=1#L7-L9",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0rc1/docs/source/tutorials/hardwares/310p.md?plain=1#L23-L27",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L427",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L207-L241",
+        "https://github.com/vllm-project/vllm-ascend/issues/8284",
     ),
     examples=(
         Example(
@@ -355,11 +351,10 @@ NPUGRAPH_EX = RuleMeta(
         "对这些版本规则以代码为准。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 7",
-        "vllm-ascend@v0.23.0rc1:vllm_ascend/ascend_config.py L590",
-        "vllm-ascend@v0.23.0rc1:vllm_ascend/platform.py L590-633",
-        "vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L640-650",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0rc1/vllm_ascend/ascend_config.py#L590",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0rc1/vllm_ascend/platform.py#L590-L633",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L640-L650",
     ),
     examples=(
         Example(
@@ -466,9 +461,9 @@ TP_ONLY = RuleMeta(
         "但这并不是受支持的部署方式，这类卡也不提供专家并行；规则以指南为准。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 9.1",
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 4.1",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L800-L828",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L908",
     ),
     examples=(
         Example(
@@ -528,10 +523,9 @@ NO_PD = RuleMeta(
         "指南也说明这类卡不支持多节点 PD 分离部署。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 5.2",
-        "vllm-ascend@v0.18.0rc1:vllm_ascend/_310p/model_runner_310p.py L209",
-        "vllm-ascend@v0.23.0:vllm_ascend/_310p/model_runner_310p.py L747",
-        "vllm_ascend_facts.md section 4.1",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0rc1/vllm_ascend/_310p/model_runner_310p.py#L209",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/_310p/model_runner_310p.py#L747",
     ),
     examples=(
         Example(
@@ -579,7 +573,7 @@ KV_FP8 = RuleMeta(
         zh="310P 不支持 FP8。vLLM 接受 --kv-cache-dtype fp8，服务也能启动，但第一个请求就会让引擎崩溃；"
         "维护者给出的办法是去掉该参数，使用默认的 KV cache 类型（这类卡上为 float16）。",
     ),
-    sources=("case-02", "vllm-ascend#8284"),
+    sources=("https://github.com/vllm-project/vllm-ascend/issues/8284",),
     examples=(
         Example(
             bad="vllm serve /models/Qwen3-30B-A3B-Instruct-2507 --tensor-parallel-size 2 --dtype float16 "

@@ -48,10 +48,8 @@ DECODE_PREFIX = RuleMeta(
         "mamba 缓存的 align 模式只为前缀缓存服务，也应一并去掉。",
     ),
     sources=(
-        "case-14",
-        "vllm-ascend#7944",
-        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署 (Notice)",
-        "vllm_ascend_facts.md section 4.7",
+        "https://github.com/vllm-project/vllm-ascend/issues/7944",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541 (Notice)",
     ),
     examples=(
         Example(
@@ -117,11 +115,9 @@ BLOCK_SIZE = RuleMeta(
         "本规则以代码为准，只在显式给出 --enable-prefix-caching 时提示。",
     ),
     sources=(
-        "003_ce9d3b502b9e7b97.txt section 单节点部署",
-        "vllm-ascend@v0.23.0:vllm_ascend/patch/platform/patch_mamba_config.py L60-122",
-        "vllm@v0.23.0:vllm/config/model.py L1852-1856",
-        "vllm_ascend_facts.md section 4.7",
-        "vllm_ascend_facts.md section 7",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L88-L149",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/patch/platform/patch_mamba_config.py#L60-L122",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1852-L1856",
     ),
     examples=(
         Example(
@@ -164,11 +160,7 @@ MTP_ALL = RuleMeta(
         zh="Qwen3.5 的 MTP 草稿模型（Qwen3.6 也使用它）在构建时拒绝 mamba 缓存的 all 模式，并提示改用 align，"
         "因此服务会在加载模型时退出。对这些模型开启前缀缓存时，vLLM 自己选择的也正是 align。",
     ),
-    sources=(
-        "vllm@v0.23.0:vllm/model_executor/models/qwen3_5_mtp.py L363-367",
-        "vllm_ascend_facts.md section 4.4",
-        "vllm_ascend_facts.md section 7",
-    ),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/model_executor/models/qwen3_5_mtp.py#L363-L367",),
     examples=(
         Example(
             bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --enable-prefix-caching --mamba-cache-mode all "

@@ -39,11 +39,9 @@ FP16_W8A8 = RuleMeta(
         "规避项（只捕获两个尺寸、enable_npugraph_ex=false）以提示报告：无害，但会损失 A2/A3 的性能。",
     ),
     sources=(
-        "case-01",
-        "vllm-ascend#12907",
-        "vllm-ascend#7443",
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 4.3",
+        "https://github.com/vllm-project/vllm-ascend/issues/12907",
+        "https://github.com/vllm-project/vllm-ascend/issues/7443",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
     ),
     examples=(
         Example(
@@ -171,11 +169,9 @@ FLAG_MISSING = RuleMeta(
         "（除了带有早期自动检测的 v0.15.0rc1）必须写，缺失时报警告。无论哪种情况，写上都能让脚本更明确。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 4.3",
-        "vllm_ascend_facts.md section 7",
-        "vllm-ascend@v0.17.0rc1:vllm_ascend/quantization/utils.py L133",
-        "vllm-ascend@v0.23.0:vllm_ascend/quantization/utils.py L141",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.17.0rc1/vllm_ascend/quantization/utils.py#L133",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/quantization/utils.py#L141",
     ),
     examples=(
         Example(
@@ -239,10 +235,8 @@ FLAG_ON_BF16 = RuleMeta(
         "或改用 W8A8 权重。",
     ),
     sources=(
-        "vllm_ascend_facts.md section 4.3",
-        "vllm_ascend_facts.md section 7",
-        "vllm-ascend@v0.22.1rc1:vllm_ascend/quantization/modelslim_config.py L721",
-        "vllm-ascend@v0.23.0:vllm_ascend/quantization/modelslim_config.py L819",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.22.1rc1/vllm_ascend/quantization/modelslim_config.py#L721",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/quantization/modelslim_config.py#L819",
     ),
     examples=(
         Example(

@@ -27,7 +27,7 @@ REDUNDANT = RuleMeta(
         zh="教程里保留了一些旧版本的开关，后来它们已成为默认行为（异步调度、CPU 绑核、混合模型默认关闭前缀缓存）。"
         "它们无害，但会掩盖哪些设置是有意为之，并且在默认值再次变化时容易过时。",
     ),
-    sources=("vllm_ascend_facts.md section 7", "vllm@v0.23.0:vllm/config/vllm.py L957-997"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L957-L997",),
     examples=(
         Example(
             bad="vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --async-scheduling\n",

@@ -44,9 +44,9 @@ IMAGE_HARDWARE = RuleMeta(
         "A2 节点只有 8 张 NPU，A2 镜像却映射 /dev/davinci8 及以上设备，说明它本应运行在 A3 节点上。",
     ),
     sources=(
-        "000_94316b1b2010938d.txt section 4.1",
-        "001_1f87ed2ec95407d6.txt section 4.1",
-        "vllm_ascend_facts.md section 4.1",
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L28-L73",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L39-L145",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/installation.md?plain=1#L284-L294",
     ),
     examples=(
         Example(
@@ -148,9 +148,9 @@ MODEL_SUPPORT = RuleMeta(
         "代码或对应的 310P 算子，无法加载。首个支持版本取自教程中的版本说明。",
     ),
     sources=(
-        "001_1f87ed2ec95407d6.txt section 1",
-        "000_94316b1b2010938d.txt section 1",
-        "003_ce9d3b502b9e7b97.txt section 简介",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L3-L9",
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L3-L9",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L3-L9",
     ),
     examples=(
         Example(
@@ -211,11 +211,8 @@ STALE_ENV = RuleMeta(
         "的某个键）：报提示。vLLM 自己的变量按该 vllm-ascend 版本所配对的 vLLM 版本比较。",
     ),
     sources=(
-        "vllm_ascend_facts.md section 3.1",
-        "vllm_ascend_facts.md section 3.2",
-        "vllm_ascend_facts.md section 7",
-        "vllm@v0.23.0:vllm/envs.py L2082-2088",
-        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/envs.py#L2082-L2088",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541",
     ),
     examples=(
         Example(

@@ -71,8 +71,10 @@ PROFILING_CHUNK = RuleMeta(
         "时开启，或与均衡调度同时开启，vllm-ascend 会以 ValueError 退出。自 v0.25.1rc1 起它位于 scheduler_config 下"
         "（顶层写法已弃用）。",
     ),
-    sources=("vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L55-95", "vllm-ascend@main:vllm_ascend/ascend_config.py L72-104",
-             "vllm_ascend_facts.md section 2.1"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/ascend_config.py#L55-L95",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L72-L104",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"profiling_chunk_config\": {\"enabled\": true}}'\n",
         good="vllm serve Qwen/Qwen3.6-27B --pipeline-parallel-size 2 "
@@ -133,8 +135,11 @@ BALANCE_PD = RuleMeta(
         "VLLM_ASCEND_BALANCE_SCHEDULING（已弃用）、additional-config 的 enable_balance_scheduling（自 v0.20.2rc1）或 "
         "scheduler_config.enable_balance_scheduling（自 v0.25.1rc1）。",
     ),
-    sources=("vllm-ascend@v0.19.1rc1:vllm_ascend/platform.py L474-482", "vllm-ascend@v0.23.0:vllm_ascend/platform.py L677-685",
-             "vllm-ascend@main:vllm_ascend/platform.py L822-831", "vllm_ascend_facts.md section 4.6"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1/vllm_ascend/platform.py#L474-L482",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L677-L685",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L822-L831",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_balance_scheduling\": true}' "
         "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
@@ -178,8 +183,10 @@ SHORT_FIRST = RuleMeta(
         "调度策略，不能与 batch_job_sched_config 或 profiling_chunk_config 同用，并且不能用于 PD 解码节点（kv_consumer）。"
         "每一项违反都会报 ValueError。（v0.24.0rc1 只是警告并忽略，因此本规则从 v0.25.1rc1 开始。）",
     ),
-    sources=("vllm-ascend@v0.25.1rc1:vllm_ascend/platform.py L650-670", "vllm-ascend@main:vllm_ascend/platform.py L835-862",
-             "vllm_ascend_facts.md section 4.6"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.25.1rc1/vllm_ascend/platform.py#L650-L670",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L835-L862",
+    ),
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --scheduling-policy priority "
         "--additional-config '{\"scheduler_config\": {\"short_request_first_config\": {\"enabled\": true}}}'\n",
@@ -237,7 +244,7 @@ DYNTRA = RuleMeta(
         "若开启时 kv_role 不是 kv_consumer、--data-parallel-size 为 1、DP 组跨越多个节点，或与均衡调度、"
         "profiling_chunk_config 同时开启，main 会以 ValueError 退出。",
     ),
-    sources=("vllm-ascend@main:vllm_ascend/platform.py L865-893", "vllm_ascend_facts.md section 4.6"),
+    sources=("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L865-L893",),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 "
         "--additional-config '{\"scheduler_config\": {\"dyntra_lb_config\": {\"enabled\": true}}}'\n",

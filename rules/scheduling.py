@@ -117,13 +117,12 @@ MODEL_LEN = RuleMeta(
         "而同一教程给出的模型上限是 262144。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/config/model.py L2220-2248",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L2220-L2248",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L2165-L2197",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/transformers_utils/config.py#L855-L864",
         "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/tests/e2e/weekly/multi_node/external_dp/config/Qwen3.5-397B-w4a8_986k-function-PD.yaml#L75-L98",
-        "001_1f87ed2ec95407d6.txt section 9.1 table 2",
-        "001_1f87ed2ec95407d6.txt section 5.1",
-        "vllm_ascend_facts.md section 7 item 13",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L800-L828 (table 2)",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
     ),
     examples=(
         Example(
@@ -168,10 +167,9 @@ DECODE_NEED = RuleMeta(
         "未设置该参数时按 vLLM 在 NPU 上的默认值 2048 计算。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/config/scheduler.py L259-300",
-        "vllm@v0.23.0:vllm/engine/arg_utils.py L2287-2335",
-        "003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署",
-        "vllm_ascend_facts.md section 5",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/scheduler.py#L259-L300",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L2287-L2335",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541",
     ),
     examples=(
         Example(
@@ -212,11 +210,10 @@ UNCHUNKED = RuleMeta(
         "分块预填充保持开启；本规则按脚本实际使用的版本判断。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/config/scheduler.py L259-271",
-        "vllm-ascend@v0.11.0rc1:vllm_ascend/core/schedule_config.py L38-75",
-        "vllm-ascend#4623",
-        "case-13",
-        "vllm_ascend_facts.md section 5",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/scheduler.py#L259-L271",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0rc1/vllm_ascend/core/schedule_config.py#L38-L75",
+        "https://github.com/vllm-project/vllm-ascend/issues/4623",
+        "https://github.com/vllm-project/vllm-ascend/pull/4365",
     ),
     examples=(
         Example(
@@ -257,12 +254,11 @@ OFF_GRID = RuleMeta(
         "就没有对应的图：满载时最大的那些批次只能以 eager 方式运行。应把 max_num_seqs 取在网格上，或显式列出该尺寸。",
     ),
     sources=(
-        "vllm-ascend@v0.23.0:vllm_ascend/platform.py L207-241",
-        "vllm@v0.23.0:vllm/config/vllm.py L1661-1730",
-        "vllm@v0.23.0:vllm/config/compilation.py L1432-1518",
-        "case-10",
-        "vllm_ascend_facts.md section 4.5",
-        "001_1f87ed2ec95407d6.txt section 5.1",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L207-L241",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L1661-L1730",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/compilation.py#L1432-L1518",
+        "https://github.com/vllm-project/vllm-ascend/issues/16049",
+        "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",
     ),
     examples=(
         Example(

@@ -29,7 +29,11 @@ DANGLING = RuleMeta(
         zh="末尾的反斜杠会把命令延续到下一行。它后面是空行或文件结尾时暂时无害，"
         "但之后在下方新增的第一行会被悄悄拼接到 vllm serve 命令上，成为多余的参数。",
     ),
-    sources=("003_ce9d3b502b9e7b97.txt section 单节点部署", "vllm_ascend_facts.md section 7"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L88-L149",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L129-L130",
+        "https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01",
+    ),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B \\\n  --port 8000 \\\n\n",
@@ -54,7 +58,12 @@ SHEBANG = RuleMeta(
         zh="内核只在文件开头两个字节为 “#!” 时读取解释器。写在后面行的 shebang，或写成 “#/bin/bash”，"
         "都只是普通注释，./run.sh 会用 /bin/sh 执行，bash 专有语法（[[ ]]、数组）随之失效。",
     ),
-    sources=("003_ce9d3b502b9e7b97.txt section 预填充-解码分离部署", "vllm_ascend_facts.md section 7"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L264-L541",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L520-L523",
+        "https://github.com/vllm-project/vllm-ascend/blob/8cc7bcd4c35ab7a4fbd50b36c362b136df7c0d95/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L520-L523",
+        "https://github.com/torvalds/linux/blob/1da177e4c3f41524e886b7f1b8a0c1fc7321cac2/fs/binfmt_script.c#L26-L27",
+    ),
     examples=(
         Example(
             bad="unset http_proxy\n#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n",
@@ -133,7 +142,11 @@ PLACEHOLDER = RuleMeta(
         "“<server_ip>” 理解为“从文件 server_ip 读取输入”，curl 还没运行命令就以 "
         "“No such file or directory” 失败。请把每个占位符换成实际值。",
     ),
-    sources=("000_94316b1b2010938d.txt section 6", "003_ce9d3b502b9e7b97.txt section 功能验证"),
+    sources=(
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L142-L157",
+        "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L548",
+        "https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_07_01",
+    ),
     examples=(
         Example(
             bad="curl http://<server_ip>:8000/v1/models\n",

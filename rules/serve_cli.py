@@ -32,8 +32,10 @@ HEADLESS_API = RuleMeta(
         zh="--headless 节点只运行引擎。若同时给出大于 0 的 --api-server-count，vllm serve 会以 ValueError 退出；"
         "headless 模式也拒绝 --data-parallel-hybrid-lb。",
     ),
-    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L61-69", "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L173-175",
-             "vllm_ascend_facts.md section 5"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/cli/serve.py#L61-L69",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/cli/serve.py#L173-L175",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --headless --data-parallel-size 4 --data-parallel-size-local 2 "
         "--data-parallel-start-rank 2 --api-server-count 1\n",
@@ -91,8 +93,11 @@ DP_LOCAL = RuleMeta(
         "ValueError 退出；--headless 节点至少要有一个本地 rank。外部 DP rank（--data-parallel-rank）只对应一个引擎，"
         "其本地规模必须为 1 或不写（否则 AssertionError）。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/parallel.py L441-445", "vllm@v0.23.0:vllm/engine/arg_utils.py L1872-1882",
-             "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L184-185", "vllm_ascend_facts.md section 5"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/parallel.py#L441-L445",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1872-L1882",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/cli/serve.py#L184-L185",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-size-local 4\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 --data-parallel-size-local 4\n",
@@ -154,8 +159,10 @@ LB_MODES = RuleMeta(
         "--data-parallel-rank 一起写一个 --data-parallel-start-rank 0 就足以触发。更早的版本只在同时给出 "
         "--data-parallel-hybrid-lb 与 --data-parallel-external-lb 时断言失败。",
     ),
-    sources=("vllm@v0.23.0:vllm/entrypoints/cli/serve.py L71-97", "vllm@v0.17.0:vllm/engine/arg_utils.py L1555-1557",
-             "vllm_ascend_facts.md section 5"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/cli/serve.py#L71-L97",
+        "https://github.com/vllm-project/vllm/blob/v0.17.0/vllm/engine/arg_utils.py#L1555-L1557",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-rank 1 --data-parallel-start-rank 0\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 2 --data-parallel-rank 1\n",
@@ -227,8 +234,10 @@ HYBRID_LB = RuleMeta(
         "均衡：该节点启动自己的 API 服务（默认每个本地 rank 一个），只在本地 rank 之间均衡，因此客户端或代理必须能访问每个节点；"
         "本地只有一个 rank 时会改为外部负载均衡。这样做是合法的，但不同于常见的“主节点 + headless 节点”布局。",
     ),
-    sources=("vllm@v0.23.0:vllm/engine/arg_utils.py L1886-1906", "vllm@v0.23.0:vllm/entrypoints/cli/serve.py L99-118",
-             "vllm_ascend_facts.md section 5"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1886-L1906",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/cli/serve.py#L99-L118",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --data-parallel-size 4 --data-parallel-size-local 2 "
         "--data-parallel-start-rank 2 --data-parallel-address 10.0.0.1\n",
@@ -285,7 +294,7 @@ MODEL_ARG = RuleMeta(
         "--model 或 --config，vLLM 会以 ValueError 退出（“model should be provided as the first positional argument”），"
         "即使模型出现在后面也一样。完全不给模型时，它会悄悄加载 vLLM 的默认模型（警告）。--model 仍可用但已弃用（提示）。",
     ),
-    sources=("vllm@v0.23.0:vllm/utils/argparse_utils.py L251-297", "vllm_ascend_facts.md section 5"),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/utils/argparse_utils.py#L251-L297",),
     examples=(Example(
         bad="vllm serve --tensor-parallel-size 2 Qwen/Qwen3.6-27B --served-model-name qwen3.6\n",
         good="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --served-model-name qwen3.6\n",

@@ -34,8 +34,13 @@ SPEC_QUANT = RuleMeta(
         zh="num_speculative_tokens 不大于 0 时，vLLM 以 ValueError 退出。在昇腾上，草稿模型始终沿用主模型的量化方式："
         "自 v0.21.0rc1 起，vllm-ascend 会把 speculative-config 的 quantization 重置为 None 并打印警告（提示）。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/speculative.py L990-994", "vllm@v0.17.0:vllm/config/speculative.py L759","vllm-ascend@v0.23.0:vllm_ascend/platform.py L1124-1130", "vllm-ascend@v0.21.0rc1:vllm_ascend/platform.py L1045", "vllm-ascend@main:vllm_ascend/platform.py L583-592",
-             "vllm_ascend_facts.md section 4.3"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/speculative.py#L990-L994",
+        "https://github.com/vllm-project/vllm/blob/v0.17.0/vllm/config/speculative.py#L759",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L1124-L1130",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.21.0rc1/vllm_ascend/platform.py#L1045",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/platform.py#L583-L592",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config "
         "'{\"method\": \"mtp\", \"num_speculative_tokens\": 1, \"quantization\": \"ascend\"}'\n",
@@ -101,8 +106,11 @@ MTP_ALIAS = RuleMeta(
         "并提示旧名称已弃用。种子文档使用 qwen3_5_mtp，较新的教程使用 mtp；两者都能启动，因此仅作提示。vLLM 0.17.0 至 0.23.0 都有这一改写，"
         "因此自 v0.17.0rc1 起报告。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/speculative.py L34-53", "vllm@v0.23.0:vllm/config/speculative.py L550-554", "vllm@v0.17.0:vllm/config/speculative.py",
-             "vllm_ascend_facts.md section 4.4"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/speculative.py#L34-L53",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/speculative.py#L550-L554",
+        "https://github.com/vllm-project/vllm/blob/v0.17.0/vllm/config/speculative.py",
+    ),
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"qwen3_5_mtp\", \"num_speculative_tokens\": 3}'\n",
         good="vllm serve Eco-Tech/Qwen3.5-27B-w8a8-mtp --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n",
@@ -151,8 +159,10 @@ ASYNC_SPEC = RuleMeta(
         "suffix、medusa 等）以及 disable_padded_drafter_batch=true，vLLM（0.17.0 至 0.23.0）会以 ValueError 退出；不加该参数时只会打印"
         "警告并关闭异步调度。比 vLLM 0.23.0 更新的方法不做判断。",
     ),
-    sources=("vllm@v0.23.0:vllm/config/vllm.py L933-955", "vllm@v0.23.0:vllm/config/speculative.py L54-57",
-             "vllm_ascend_facts.md section 4.4"),
+    sources=(
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/vllm.py#L933-L955",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/speculative.py#L54-L57",
+    ),
     fix="safe",
     examples=(Example(
         bad="vllm serve Qwen/Qwen3.6-27B --async-scheduling --speculative-config "

@@ -63,11 +63,9 @@ FLAG_RELEASE = RuleMeta(
         "消失的版本来自对 vLLM 0.17.0 到 0.23.0 各版本参数列表的比对；早于 0.17.0 的参数不标注版本。",
     ),
     sources=(
-        "vllm@v0.23.0:vllm/engine/arg_utils.py L914",
-        "vllm@v0.20.2:vllm/engine/arg_utils.py L868",
-        "vllm@v0.17.0:vllm/engine/arg_utils.py L951",
-        "vllm_ascend_facts.md section 0",
-        "vllm_ascend_facts.md section 5",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L914",
+        "https://github.com/vllm-project/vllm/blob/v0.20.2/vllm/engine/arg_utils.py#L868",
+        "https://github.com/vllm-project/vllm/blob/v0.17.0/vllm/engine/arg_utils.py#L951",
     ),
     examples=(
         Example(
@@ -143,12 +141,11 @@ LATE_ON_310P = RuleMeta(
         "n-gram 不需要草稿模型，不在此报告。若模型本身在 310P 上更晚才支持，由 QL511 报告。",
     ),
     sources=(
-        "vllm-ascend#6530",
-        "vllm-ascend#10309",
-        "vllm-ascend@main:docs/source/user_guide/release_notes.md L1005",
-        "vllm-ascend@main:docs/source/user_guide/release_notes.md L324",
-        "vllm-ascend@v0.21.0rc1:vllm_ascend/_310p/spec_decode/llm_base_proposer_310.py",
-        "vllm_ascend_facts.md section 4.1",
+        "https://github.com/vllm-project/vllm-ascend/issues/6530",
+        "https://github.com/vllm-project/vllm-ascend/issues/10309",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/user_guide/release_notes.md?plain=1#L1005",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/user_guide/release_notes.md?plain=1#L324",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.21.0rc1/vllm_ascend/_310p/spec_decode/llm_base_proposer_310.py",
     ),
     examples=(
         Example(
@@ -245,14 +242,12 @@ FLASHCOMM1_SWITCH = RuleMeta(
         "QL105/QL512（以及 QL404）报告，本规则在 main 上不重复报告。",
     ),
     sources=(
-        "vllm-ascend@v0.20.2rc1:vllm_ascend/ascend_config.py L83-87",
-        "vllm-ascend@v0.19.1rc1:vllm_ascend/envs.py L74",
-        "vllm-ascend@v0.11.0rc1:vllm_ascend/envs.py L136-137",
-        "vllm-ascend@v0.23.0:vllm_ascend/utils.py L903-929",
-        "vllm-ascend@main:vllm_ascend/ascend_config.py L44-48",
-        "000_94316b1b2010938d.txt section 5.1",
-        "vllm_ascend_facts.md section 2.2",
-        "vllm_ascend_facts.md section 7 item 2",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.20.2rc1/vllm_ascend/ascend_config.py#L83-L87",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1/vllm_ascend/envs.py#L74",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0rc1/vllm_ascend/envs.py#L136-L137",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/utils.py#L903-L929",
+        "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/ascend_config.py#L44-L48",
+        "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L81-L140",
     ),
     examples=(
         Example(

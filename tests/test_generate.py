@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from qlint.knowledge.base import load
-from qlint.linter.generate import SCENARIOS, GenerationError, generate
+from qlint.linter.generate import SCENARIOS, TUNING_TABLE, GenerationError, generate
 from qlint.linter.lint import lint_text
 
 KB = load()
@@ -43,7 +43,7 @@ def test_recipe_sizing_is_dp_first_on_a3():
     assert "\"method\": \"mtp\"" in deployment.script
     assert "--data-parallel-size 8" in deployment.script
     assert deployment.served_model_name == "qwen3.6"
-    assert "001_1f87ed2ec95407d6.txt section 9.1" in deployment.sources
+    assert TUNING_TABLE in deployment.sources
 
 
 def test_long_context_uses_large_tp_and_stays_within_model_max():

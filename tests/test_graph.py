@@ -41,7 +41,7 @@ def test_cycles_are_rejected():
 
 def test_unknown_fact_in_requires_is_rejected():
     meta = RuleMeta(id="QL999", name="x", severity="info", requires=("nope",), groups=("flags",), title=Text(en="x", zh="x"),
-                    why=Text(en="x", zh="x"), sources=("case-01",))
+                    why=Text(en="x", zh="x"), sources=("https://github.com/vllm-project/vllm-ascend/issues/12907",))
     with pytest.raises(ValueError, match="unknown fact"):
         RuleGraph(dict(FACTS), {"QL999": RuleDef(meta, lambda s: [])})
 

@@ -290,7 +290,7 @@ def test_every_signature_cites_and_speaks_both_languages(kb):
     for signature in kb.log_signatures:
         assert signature.sources, signature.id
         # the message text comes from a source file at a release, or from a public report quoting it
-        assert any("@" in s or "#" in s for s in signature.sources), signature.id
+        assert any("/blob/" in s or "/issues/" in s or "/pull/" in s for s in signature.sources), signature.id
         for text in (signature.cause, signature.fix):
             assert text.en.strip() and text.zh.strip()
             assert cjk.search(text.zh) and not cjk.search(text.en), signature.id
@@ -301,13 +301,13 @@ def test_placeholders_must_be_pattern_groups():
         LogSignature.model_validate({
             "id": "x", "pattern": r"Expected (?P<expected>\d+)", "stage": "startup",
             "cause": {"en": "got {got}", "zh": "得到 {got}"}, "fix": {"en": "f", "zh": "修"},
-            "sources": ["vllm@v0.23.0:vllm/config/model.py L1"],
+            "sources": ["https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1"],
         })
     with pytest.raises(ValueError):
         LogSignature.model_validate({
             "id": "x", "pattern": "(unclosed", "stage": "startup",
             "cause": {"en": "c", "zh": "因"}, "fix": {"en": "f", "zh": "修"},
-            "sources": ["vllm@v0.23.0:vllm/config/model.py L1"],
+            "sources": ["https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1"],
         })
 
 
@@ -436,7 +436,7 @@ def test_render_text_line(kb):
 def test_render_without_rule_or_faq_cites_the_source(kb):
     no_faq = explain_log(config_error("ValueError: Can't determine cudagraph shapes that are both a multiple of 3 "
                                       "(num_speculative_tokens + 1) required by spec-decode and 4 (tensor_parallel_size)"), kb)
-    assert "; see: vllm@v0.23.0:vllm/config/compilation.py L1476-1492" in render_explanations(no_faq, "en")
+    assert "; see: https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/compilation.py#L1476-L1492" in render_explanations(no_faq, "en")
     no_rule = explain_log("[ERROR] HCCL_BUFFSIZE is too SMALL, m = 1, k = 2, topK = 3 expected HCCL_BUFFSIZE is "
                           "((m * k * topK * sizeof(int8_t)) * 3 + 3MB)= 11MB, HCCL_BUFFSIZE=10MB.", kb)
     text = render_explanations(no_rule, "en")

@@ -232,7 +232,7 @@ def test_seeds_raise_no_capture_findings(name):
 
 
 def test_seed_310p_blocks_only_get_the_known_rounding_and_a_note():
-    # the 310P blocks write [1,8] with MTP 1 (vllm_ascend_facts.md section 7 item 11) and no draft enforce_eager
+    # the 310P blocks write [1,8] with MTP 1 (the tutorials' 310P example) and no draft enforce_eager
     for name in ("s001_310p_qwen35_27b_w8a8.sh", "s001_310p_qwen36_27b_w8a8.sh"):
         findings = lint((FIXTURES / "seeds" / name).read_text(), "310p", "v0.23.0rc1", path=name)
         assert sorted((f.rule.id, f.level) for f in findings if f.rule.id.startswith("QL40")) == [

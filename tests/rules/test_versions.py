@@ -68,7 +68,7 @@ def test_ql550_data_is_cited():
     dated = [f for f in data["flag"] if f.get("added_in") or f.get("removed_in")]
     assert len(dated) >= 40
     for flag in dated:
-        assert any(s.startswith("vllm@v") for s in flag["sources"]), flag["name"]
+        assert any(s.startswith("https://github.com/vllm-project/vllm/blob/v") for s in flag["sources"]), flag["name"]
 
 
 # -- QL551 feature-late-on-310p -------------------------------------------------------
