@@ -63,6 +63,39 @@ def citation_note(citation: str) -> str:
     return (match.group("note") or "") if match else ""
 
 
+MAIN_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
+"""The vllm-ascend main commit qlint's knowledge was read at (``main`` is cited at this commit)."""
+
+_PINNED_AT = re.compile(r"^https://github\.com/vllm-project/(vllm-ascend|vllm)/(?:blob|tree)/([^/]+)/")
+
+
+def pinned_ref(url: str) -> tuple[str, str] | None:
+    """``("vllm-ascend" | "vllm", ref)`` of a GitHub source link of either project, else None."""
+    match = _PINNED_AT.match(url)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def at_release(sources, release: str | None = None, vllm: str | None = None, first=()) -> list[str]:
+    """The URLs of ``first`` then ``sources`` (notes dropped, duplicates removed); of ``sources``, those
+    pinned at the vllm-ascend ``release`` (``main``: at MAIN_COMMIT) or at its paired ``vllm`` version
+    come first. ``first`` are a finding's own citations at the linted release and keep their place.
+
+    The order is what users see: the first URL is a finding's ``see:`` link, so a finding checked at
+    v0.25.1rc1 cites the v0.25.1rc1 / vLLM v0.25.1 source where the rule or the per-release data has one.
+    """
+    own = list(dict.fromkeys(citation_url(s) for s in first))
+    urls = [u for u in dict.fromkeys(citation_url(s) for s in sources) if u not in own]
+    if not release and not vllm:
+        return own + urls
+    wanted = set()
+    if release:
+        wanted.add(("vllm-ascend", MAIN_COMMIT if release == "main" else release))
+    if vllm:
+        wanted.add(("vllm", vllm if vllm.startswith("v") else f"v{vllm}"))
+    head = [u for u in urls if pinned_ref(u) in wanted]
+    return own + head + [u for u in urls if u not in head]
+
+
 def check_sources(sources) -> list[str]:
     """Validate citations; raise ValueError naming the first one that is not a pinned public URL."""
     sources = list(sources)

@@ -92,8 +92,11 @@ def explain_command(rule, log_path, script_path, output_format, lang):
         click.echo(f"\n{heading[3]}:\n{example.good.rstrip()}")
     click.echo(f"\n{heading[4]}: {meta.fix}")
     click.echo(f"\n{heading[5]}:")
-    for source in meta.sources:
-        click.echo(f"  - {source}")
+    from qlint.knowledge.text import citation_note, citation_url
+
+    for source in meta.sources:  # the note is English only
+        note = citation_note(source) if lang == "en" else ""
+        click.echo(f"  - {citation_url(source)}" + (f" ({note})" if note else ""))
     url = faq_url(load(), meta.faq)
     if url:
         click.echo(f"\n{heading[6]}: {url}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any, AnyStr, Iterable, Iterator
 
-from qlint.knowledge.text import Text
+from qlint.knowledge.text import Text, at_release
 
 if TYPE_CHECKING:
     from qlint.knowledge.base import KnowledgeBase, Record
@@ -99,7 +99,7 @@ class LogMatch:
             "text": self.text,
             "cause": self.cause.get(lang),
             "fix": self.fix.get(lang),
-            "sources": list(self.signature.sources),
+            "sources": at_release(self.signature.sources),
         }
 
 
@@ -453,7 +453,7 @@ def render_explanations(
     shown: set[int] = set()
     for match in matches:
         rules = f"{labels['rules']} {', '.join(match.rules)}" if match.rules else labels["no_rule"]
-        see = match.faq_url or (match.signature.sources[0] if match.signature.sources else "")
+        see = match.faq_url or next(iter(at_release(match.signature.sources)), "")
         out.append(
             f"{path}:{match.line}: {match.id} -> {rules}; {labels['cause']}: {_clause(match.cause.get(lang))}; "
             f"{labels['fix']}: {_clause(match.fix.get(lang))}; {labels['see']}: {see}"

@@ -5,7 +5,8 @@ SARIF and GitHub workflow commands live in ``sarif.py`` and ``github.py``.
 JSON contract (other tools depend on it): an array with one object per finding:
 ``path, line, column, end_line, end_column`` (1-based), ``rule``, ``name``,
 ``severity``, ``message``, ``fix`` (null or ``{"description", "replacement"}``),
-``sources`` (list of str), ``faq`` (null or URL). ``[]`` when clean.
+``sources`` (list of str: public https URLs pinned to a tag or a commit, those at the release the
+finding was checked at first), ``faq`` (null or URL). ``[]`` when clean.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 
 from qlint.knowledge.base import KnowledgeBase
+from qlint.knowledge.text import at_release
 from qlint.rules.base import Finding
 
 from qlint.linter.lint import LintResult
@@ -24,6 +26,29 @@ def faq_url(kb: KnowledgeBase, faq_id: str | None) -> str | None:
         return None
     entry = kb.faq_index.get(faq_id)
     return entry.url if entry is not None else None
+
+
+def paired_vllm(kb: KnowledgeBase, release: str | None) -> str | None:
+    """The vLLM version a vllm-ascend release ships with (``v0.23.0``), or None when not recorded."""
+    if not release:
+        return None
+    if release == "main":
+        return MAIN_VLLM
+    for record in kb.releases:
+        if record.tag == release:
+            return record.vllm
+    return None
+
+
+MAIN_VLLM = "v0.27.1"
+"""The vLLM version vllm-ascend main (MAIN_COMMIT) ships (its Dockerfile's VLLM_TAG)."""
+
+
+def finding_sources(finding: Finding, kb: KnowledgeBase) -> list[str]:
+    """The URLs a finding cites (``Finding.citations``: its own sources, e.g. a known defect's links or the
+    per-release data's lines, else the rule's), those pinned at the release it was checked at (or at the
+    vLLM version that release ships) first."""
+    return at_release(finding.citations, finding.release, paired_vllm(kb, finding.release))
 
 
 def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
@@ -42,7 +67,7 @@ def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
         "severity": finding.level,
         "message": finding.text(lang),
         "fix": fix,
-        "sources": list(finding.citations),
+        "sources": finding_sources(finding, kb),
         "faq": faq_url(kb, finding.rule.faq),
     }
 
@@ -99,7 +124,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
                     lines.append("  | " + " " * (finding.span.column - 1) + "^" + "~" * (width - 1))
             if finding.fix is not None:
                 lines.append(f"  {'修复' if lang.startswith('zh') else 'fix'}: {finding.fix.describe(lang)}")
-            link = faq_url(kb, finding.rule.faq) or (finding.citations[0] if finding.citations else None)
+            link = faq_url(kb, finding.rule.faq) or next(iter(finding_sources(finding, kb)), None)
             if link:
                 lines.append(f"  {'参见' if lang.startswith('zh') else 'see'}: {link}")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from qlint import __version__
 from qlint.linter.catalog import all_rules, rule_url
 from qlint.linter.lint import LintResult
+from qlint.knowledge.text import at_release
 from qlint.rules.base import Finding, RuleMeta
 from qlint.rules.plan import Span
 
@@ -62,11 +63,12 @@ def rule_descriptor(meta: RuleMeta) -> dict:
         "helpUri": rule_url(meta.id),
         "help": {"text": f"{meta.title.en}. {meta.why.en} See {rule_url(meta.id)}"},
         "defaultConfiguration": {"level": LEVELS[meta.severity]},
-        "properties": {"fix": meta.fix, "sources": list(meta.sources)},
+        "properties": {"fix": meta.fix, "sources": at_release(meta.sources)},
     }
 
 
-def _result(finding: Finding, index: dict[str, int], reason: str | None, suppressed: bool, lang: str = "en") -> dict:
+def _result(finding: Finding, index: dict[str, int], reason: str | None, suppressed: bool, lang: str = "en",
+            sources: list[str] | None = None) -> dict:
     path = finding.path or ""
     result = {
         "ruleId": finding.rule.id,
@@ -75,8 +77,8 @@ def _result(finding: Finding, index: dict[str, int], reason: str | None, suppres
         "message": {"text": finding.text(lang)},
         "locations": [_location(path, finding.span)],
     }
-    if finding.sources:  # a finding with its own citations (a known defect's links)
-        result["properties"] = {"sources": list(finding.sources)}
+    if sources is not None:
+        result["properties"] = {"sources": sources}
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [{
             "description": {"text": finding.fix.describe(lang)
@@ -100,9 +102,17 @@ def render_sarif(results: list[LintResult], notices: Sequence[Notice] = (), lang
     rules = list(all_rules())
     index = {meta.id: position for position, meta in enumerate(rules)}
     out = []
+    kb = None
     for lint_result in results:
-        out += [_result(finding, index, None, False, lang) for finding in lint_result.findings]
-        out += [_result(s.finding, index, s.reason, True, lang) for s in lint_result.suppressed]
+        if kb is None and (lint_result.findings or lint_result.suppressed):
+            from qlint.knowledge.base import load
+            from qlint.linter.reporters import finding_sources
+
+            kb = load()
+        out += [_result(finding, index, None, False, lang, finding_sources(finding, kb))
+                for finding in lint_result.findings]
+        out += [_result(s.finding, index, s.reason, True, lang, finding_sources(s.finding, kb))
+                for s in lint_result.suppressed]
     notifications = [
         {"level": "error", "message": {"text": notice.message},
          "locations": [_location(notice.path, Span(notice.line, notice.column, notice.line, notice.column))]}

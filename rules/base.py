@@ -152,7 +152,11 @@ class Finding:
     as the English ``message`` plus ``message_zh``. ``span`` is where to point;
     ``path`` is filled by the linter (a rule may set it to blame another script of
     the same deployment). ``trace`` is the chain of facts that produced the
-    finding (see ``RuleGraph.why``).
+    finding (see ``RuleGraph.why``). ``sources`` are this finding's own citations
+    (pinned URLs: a known defect's links, or the line of an option in the vLLM version
+    the linted release ships, from the per-release data); when set they replace the
+    rule's. ``release`` is the vllm-ascend release the finding was checked at (filled
+    by the rule graph); reporters put the citations pinned at that release first.
     """
 
     rule: RuleMeta
@@ -164,10 +168,12 @@ class Finding:
     trace: list[FactTrace]
     message_zh: str | None
     sources: tuple[str, ...] | None  # this finding's own citations (None: the rule's)
+    release: str | None  # the vllm-ascend release it was checked at (filled by the rule graph)
 
     def __init__(self, rule: RuleMeta, message: str | Text, span: Span, fix: Fix | None = None,
                  severity: Severity | None = None, path: str | None = None, trace: list[FactTrace] | None = None,
-                 message_zh: str | None = None, sources: tuple[str, ...] | None = None) -> None:
+                 message_zh: str | None = None, sources: tuple[str, ...] | None = None,
+                 release: str | None = None) -> None:
         if isinstance(message, Text):  # Finding(META, Text(en=..., zh=...), span)
             message, message_zh = message.en, message.zh
         self.rule = rule
@@ -179,6 +185,7 @@ class Finding:
         self.trace = [] if trace is None else trace
         self.message_zh = message_zh
         self.sources = sources
+        self.release = release
 
     @property
     def citations(self) -> tuple[str, ...]:

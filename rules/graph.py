@@ -403,10 +403,19 @@ class RuleGraph:
             scope._allowed = None
         if produced:
             trace_names = self.inputs(rule.meta.id)
+            release = _release(scope)
             for finding in produced:
                 if not finding.trace:
                     finding.trace = scope.trace(trace_names)
+                if finding.release is None:
+                    finding.release = release
         return produced
+
+
+def _release(scope: Scope) -> str | None:
+    """The vllm-ascend release a finding is checked at (for citations at that release), or None."""
+    value = getattr(scope.known("version"), "value", None)
+    return value if isinstance(value, str) else None
 
 
 @lru_cache(maxsize=1)

@@ -165,7 +165,7 @@ TP_HEADS = RuleMeta(
     ),
     sources=(
         "https://github.com/vllm-project/vllm/issues/52435",
-        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1183-L1195",
     ),
     examples=(
         Example(
