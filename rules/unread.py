@@ -31,7 +31,10 @@ UNREAD = RuleMeta(
         "无法读取的 source 文件、无法解析的命令字符串，都可能启动一个没有被检查过的推理引擎；"
         "报告会明确指出这一点，而不是显得一切正常。",
     ),
-    sources=("https://www.gnu.org/software/bash/manual/html_node/Bourne-Shell-Builtins.html",),
+    sources=(
+        "https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_19 (eval)",
+        "https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_18 (dot: source a file)",
+    ),
     examples=(
         Example(
             bad='CMD="vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 16"\neval "$CMD"\n',
