@@ -129,7 +129,7 @@ def lint_block(
     the others are reported at their place in the block.
     """
     offset = prefix.count("\n")
-    result = lint_text(path, prefix + block.text, settings=settings, kb=kb, policy=policy)
+    result = lint_text(path, prefix + block.text, settings=settings, kb=kb, policy=policy, kind="shell")
     if result.error is not None:
         line = max(result.error.line - offset, 1)
         error = InputError(result.error.message, line + block.line - 1, result.error.column + block.indent)

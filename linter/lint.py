@@ -13,7 +13,8 @@ from packaging.version import InvalidVersion
 from qlint.knowledge.base import KnowledgeBase, load, parse_version
 from qlint.knowledge.images import parse_image
 from qlint.linter.planner import build_plan
-from qlint.linter.shell import ShellSyntaxError, parse_script
+from qlint.linter.documents import read_document
+from qlint.linter.shell import ShellSyntaxError, parse_launches, parse_script
 from qlint.linter.source import InputError, SourceText
 from qlint.linter.suppressions import (
     UNUSED_SUPPRESSION,
@@ -23,9 +24,9 @@ from qlint.linter.suppressions import (
     parse_suppressions,
     unused_findings,
 )
-from qlint.rules.base import SEVERITY_RANK, Finding
+from qlint.rules.base import SEVERITY_RANK, Finding, Fix
 from qlint.rules.graph import Settings, default_graph
-from qlint.rules.plan import LaunchPlan
+from qlint.rules.plan import LaunchPlan, Span
 
 
 _GC_PAUSE_BYTES = 256 * 1024
@@ -45,6 +46,8 @@ class LintResult:
     suppressed: list[Suppressed] = field(default_factory=list)
     raw: list[Finding] = field(default_factory=list)  # the rules' findings before the policy
     suppressions: list[Suppression] = field(default_factory=list)  # this file's '# qlint: disable' comments
+    opaque: list[Span] = field(default_factory=list)  # regions read through a mapping that is not 1:1: no edits
+    found: str = ""  # what a file without an engine command holds instead (for the note)
 
 
 @dataclass
@@ -75,8 +78,13 @@ def lint_bytes(
     bindings: dict[str, str] | None = None,
     policy: Policy | None = None,
     extra: list[Finding] | None = None,
+    kind: str | None = None,
 ) -> LintResult:
     """Lint script bytes. Never raises for bad input: the result carries ``error``.
+
+    ``kind`` says what the bytes are: ``shell``, ``markdown`` or ``yaml`` (None: from
+    the file name: ``.md`` guides and ``.yaml`` manifests, compose files and e2e
+    configs are read for the launches they hold, anything else as a shell script).
 
     ``bindings`` gives values to positional parameters (``{"1": "0,1"}``).
     ``policy`` selects rules, overrides severities and applies suppressions.
@@ -88,7 +96,7 @@ def lint_bytes(
         # collector would rescan them again and again (twice the time); refcounting frees them
         gc.disable()
         try:
-            return lint_bytes(path, data, settings, kb, bindings, policy, extra)
+            return lint_bytes(path, data, settings, kb, bindings, policy, extra, kind)
         finally:
             gc.enable()
     kb = kb or load()
@@ -96,7 +104,16 @@ def lint_bytes(
     policy = policy or Policy()
     try:
         source = SourceText.from_bytes(path, data)
-        parsed = parse_script(source, bindings)
+        document = read_document(source, kind)
+        if document is None:
+            parsed = parse_script(source, bindings)
+        elif document.text is not None:
+            parsed = parse_script(source, bindings, text=document.text)
+        else:
+            parsed = parse_launches(source, document.launches, bindings)
+        if document is not None:
+            parsed.comments = sorted(parsed.comments + document.comments, key=lambda c: (c.span.line, c.span.column))
+            parsed.unread = document.unread + parsed.unread
     except InputError as error:
         return LintResult(path=path, error=error)
     except ShellSyntaxError as error:
@@ -108,6 +125,7 @@ def lint_bytes(
         return LintResult(path=path, error=InputError("script nests too deeply to read"))
     try:
         plan = build_plan(kb, parsed)
+        plan.kind = document.kind if document is not None else "shell"
         bad = _bad_directive(plan, source, kb)
         if bad is not None:
             return LintResult(path=path, error=bad)
@@ -116,7 +134,8 @@ def lint_bytes(
     except RecursionError:  # e.g. a JSON value nested thousands deep
         return LintResult(path=path, error=InputError("script nests too deeply to read"))
     suppressions = parse_suppressions(parsed) if policy.inline_suppressions else []
-    result = LintResult(path=path, source=source, plan=plan, raw=raw, suppressions=suppressions)
+    result = LintResult(path=path, source=source, plan=plan, raw=raw, suppressions=suppressions,
+                        opaque=parsed.opaque, found=_found(plan, document))
     if not settings.version:
         result.assumed_version = _assumed_version(plan, kb)
     return apply_policy(result, policy, extra)
@@ -135,6 +154,9 @@ def apply_policy(result: LintResult, policy: Policy | None = None, extra: list[F
     for finding in findings:
         if finding.path is None:
             finding.path = path
+    findings = _without_repeats(findings)
+    if result.opaque:
+        _drop_blind_edits(findings, result.opaque, path)
     findings = [f for f in findings if policy.is_enabled(f.rule.id)]
     suppressions = result.suppressions
     for suppression in suppressions:  # a second application starts afresh
@@ -154,6 +176,54 @@ def apply_policy(result: LintResult, policy: Policy | None = None, extra: list[F
     result.findings = findings
     result.suppressed = outcome.suppressed
     return result
+
+
+def _found(plan: LaunchPlan, document) -> str:
+    """What the file runs when it runs no engine (``""`` when it has a serve command)."""
+    if plan.serve_commands():
+        return ""
+    programs: list[str] = []
+    for command in plan.commands:
+        name = command.kind if command.kind in ("proxy", "launcher", "client", "docker") else ""
+        if not name and command.argv and command.argv[0].text:
+            name = command.argv[0].text.rsplit("/", 1)[-1]
+        if name and name not in programs:
+            programs.append(name)
+    if programs:
+        shown = ", ".join(programs[:6]) + (", ..." if len(programs) > 6 else "")
+        return f"{document.found + '; ' if document is not None and document.found else ''}runs {shown}"
+    if document is not None and document.found:
+        return document.found
+    return "no command"
+
+
+def _without_repeats(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule, place and message: a loop body or a Markdown guide can run the
+    same command twice, and the second reading says nothing new."""
+    seen: set[tuple] = set()
+    out = []
+    for finding in findings:
+        key = (finding.rule.id, finding.path, finding.span, finding.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(finding)
+    return out
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return (a.line, a.column) < (b.end_line, b.end_column) and (b.line, b.column) < (a.end_line, a.end_column) \
+        or a == b
+
+
+def _drop_blind_edits(findings: list[Finding], opaque: list[Span], path: str) -> None:
+    """Text read through a mapping that is not 1:1 (a sourced file reported at its ``source``
+    line, an escaped command string) cannot be edited in place: keep the advice, drop the edits."""
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.edits or finding.path != path:
+            continue
+        if any(_overlaps(edit.span, region) for edit in fix.edits for region in opaque):
+            finding.fix = Fix(fix.description, [], fix.safety, fix.description_zh)
 
 
 def lint_text(path: str, text: str, **kwargs) -> LintResult:

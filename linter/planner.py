@@ -37,6 +37,7 @@ from qlint.rules.plan import (
 _API_SERVER_MODULES = {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"}
 _CLI_MODULES = {"vllm.entrypoints.cli.main"}  # python -m vllm.entrypoints.cli.main serve ... == vllm serve
 _PYTHON_VALUE_OPTIONS = {"-W", "-X", "-Q"}
+_CONTAINER_KINDS = ("docker", "podman", "compose")  # wrappers whose --device list is what the engine sees
 _IMAGE_IN_COMMENT = re.compile(r"[^\s'\"]*vllm-ascend:[^\s'\"]+")
 _DIRECTIVE = re.compile(r"^#\s*qlint:\s*(?P<body>.*)$")
 _CONTINUATION = re.compile(rb"\\\r?\n")
@@ -199,7 +200,7 @@ class Planner:
         """The commands of one simple command: the containers it runs in, then the command itself."""
         out: list[Command] = []
         for layer in simple.layers:
-            if layer.kind in ("docker", "podman") and layer.subcommand is not None:
+            if layer.kind in _CONTAINER_KINDS and layer.subcommand is not None:
                 out.append(self._docker_layer(simple, layer))
         command = self.command(source, simple)
         if command is not None:
@@ -218,7 +219,7 @@ class Planner:
         """What the wrappers tell about the engine: the NPUs a container maps, the wrappers' names."""
         command.wrappers = [layer.kind for layer in simple.layers]
         for layer in simple.layers:
-            if layer.kind in ("docker", "podman") and layer.devices:
+            if layer.kind in _CONTAINER_KINDS and layer.devices:
                 npus = [_part_value(part) for part in layer.devices]
                 npus = [value for value in npus if value.text is None or "davinci" in value.text
                         and not value.text.rstrip("/").endswith(("davinci_manager",))]
@@ -452,7 +453,7 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     code_lines = [c.span.line for c in parsed.commands] + [a.span.line for a in parsed.assignments]
     code_lines += [span.line for span in parsed.unsets.values()]
     plan.first_code_line = min(code_lines) if code_lines else None
-    plan.dangling_continuations = dangling_continuations(source)
+    plan.dangling_continuations = dangling_continuations(source, parsed.text)
     merged: list[Span] = []
     for span in sorted(parsed.glued_redirects, key=lambda s: (s.line, s.column)):
         previous = merged[-1] if merged else None
@@ -466,7 +467,7 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     return plan
 
 
-def dangling_continuations(source: SourceText) -> list[Span]:
+def dangling_continuations(source: SourceText, text: bytes | None = None) -> list[Span]:
     """Spans of line-continuation backslashes followed by a blank line or end of file.
 
     Only backslashes outside quotes count: the tree-sitter node covering the
@@ -474,7 +475,7 @@ def dangling_continuations(source: SourceText) -> list[Span]:
     """
     from qlint.linter.shell import parse_tree  # the cached parser, crash-safe input
 
-    data = source.data
+    data = source.data if text is None else text  # a Markdown file: only its shell blocks
     found: list[Span] = []
     tree = None
     for match in _CONTINUATION.finditer(data):  # one pass (searching for each kind afresh was quadratic)

@@ -156,6 +156,7 @@ class ParsedScript:
     glued_redirects: list[Span] = field(default_factory=list)
     unread: list[Unread] = field(default_factory=list)
     opaque: list[Span] = field(default_factory=list)  # text read through a mapping that is not 1:1: no edits there
+    text: bytes | None = None  # what was parsed when it is not source.data (a Markdown file's masked copy)
 
 
 _SKIP_EXPANSION = {"command_substitution", "process_substitution", "arithmetic_expansion"}
@@ -1166,5 +1167,28 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None, tex
         raise ShellSyntaxError(message, span)
     walker = _Walker(source, dict(bindings or {}), data=None if data is source.data else data)
     walker.visit(root)
+    walker.read_uncalled()
+    parsed = walker.result()
+    if text is not None:
+        parsed.text = text
+    return parsed
+
+
+def parse_launches(source: SourceText, launches: list, bindings: dict[str, str] | None = None) -> ParsedScript:
+    """Read commands given as words (a YAML file's containers): each starts with its own environment.
+
+    ``launches`` are ``qlint.linter.documents.Launch`` objects; a ``bash -c`` or string
+    command among their words is read as a script, as in a shell file.
+    """
+    walker = _Walker(source, dict(bindings or {}))
+    for launch in launches:
+        walker.vars = {}
+        walker.arrays = {}
+        for assignment in launch.env:
+            walker._set(assignment)
+        walker.layers = [launch.layer] if launch.layer is not None else []
+        if launch.words:
+            walker.run(list(launch.words), [], launch.span)
+    walker.layers = []
     walker.read_uncalled()
     return walker.result()
