@@ -32,18 +32,69 @@ def kb():
     return load()
 
 
-def lint(text: str, hardware=None, version=None, path="script.sh"):
-    """Lint text and return the findings."""
+def lint_result(text: str, hardware=None, version=None, path="script.sh", **kwargs):
+    """Lint text (``kwargs`` go to ``lint_text``: policy, bindings...) and return the LintResult;
+    fails the test on an input error."""
     from qlint.linter.lint import lint_text
     from qlint.rules.graph import Settings
 
-    result = lint_text(path, text, settings=Settings(hardware=hardware, version=version))
+    result = lint_text(path, text, settings=Settings(hardware=hardware, version=version), **kwargs)
     assert result.error is None, result.error and result.error.message
-    return result.findings
+    return result
+
+
+def lint(text: str, hardware=None, version=None, path="script.sh"):
+    """Lint text and return the findings."""
+    return lint_result(text, hardware, version, path).findings
 
 
 def rule_ids(findings):
     return sorted({f.rule.id for f in findings})
+
+
+def hits(found, rule: str, hardware=None, version=None, path="script.sh"):
+    """The findings of ``rule``: ``found`` is a list of findings, or a script to lint first
+    (with ``hardware`` / ``version``). Bind per-file defaults with ``functools.partial``."""
+    findings = lint(found, hardware, version, path) if isinstance(found, str) else found
+    return [f for f in findings if f.rule.id == rule]
+
+
+def hits_at(hardware=None, version=None, rule=None):
+    """A ``hits`` whose ``hardware``, ``version`` (and ``rule``) default to these values."""
+
+    def bound(found, rule=rule, hardware=hardware, version=version, path="script.sh"):
+        return hits(found, rule, hardware, version, path)
+
+    return bound
+
+
+def fixed(text: str, findings) -> str:
+    """``text`` after the fixes of ``findings`` (a list, or one finding); findings without a fix add nothing."""
+    from qlint.linter.fixes import apply_edits
+
+    chosen = [findings] if not isinstance(findings, (list, tuple)) else findings
+    out, _ = apply_edits(text, [edit for finding in chosen if finding.fix for edit in finding.fix.edits])
+    return out
+
+
+def invoke(args, stdin=None, **kwargs):
+    """Run the ``qlint`` command line in-process (click's CliRunner); ``stdin`` is its input."""
+    from click.testing import CliRunner
+
+    from qlint.linter.cli import main
+
+    return CliRunner().invoke(main, args, input=stdin, **kwargs)
+
+
+def write_file(folder: Path, name: str, content: str | bytes) -> str:
+    """Write ``content`` (text or bytes) to ``folder/name`` (making folders) and return the path as a string."""
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return str(path)
 
 
 def pytest_configure(config):

@@ -5,29 +5,14 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from qlint.linter.cli import main
 
-from conftest import FIXTURES
+from conftest import FIXTURES, invoke as run, write_file as write
 
 BAD = "#!/bin/bash\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 3\n"
 CLEAN = "#!/bin/bash\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 --quantization ascend\n"
 CONTRACT = {"path", "line", "column", "end_line", "end_column", "rule", "name", "severity",
             "message", "fix", "sources", "faq"}
-
-
-def run(args, stdin=None):
-    return CliRunner().invoke(main, args, input=stdin)
-
-
-def write(tmp_path, name, text, mode="w"):
-    path = tmp_path / name
-    if mode == "wb":
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-    return str(path)
 
 
 def test_findings_exit_1_and_text_format(tmp_path):
@@ -82,7 +67,7 @@ def test_stdin(tmp_path):
     (b"vllm serve m --x '{\"a\": 1}\n", "unterminated"),
 ])
 def test_bad_input_exit_2_with_location(tmp_path, content, needle):
-    path = write(tmp_path, "bad.sh", content, mode="wb")
+    path = write(tmp_path, "bad.sh", content)
     result = run([path])
     assert result.exit_code == 2
     assert needle in result.output
@@ -96,7 +81,7 @@ def test_missing_file_exit_2(tmp_path):
 
 
 def test_huge_file_exit_2(tmp_path):
-    path = write(tmp_path, "big.sh", b"# x\n" * (2 * 1024 * 1024), mode="wb")
+    path = write(tmp_path, "big.sh", b"# x\n" * (2 * 1024 * 1024))
     result = run([path])
     assert result.exit_code == 2 and "bytes" in result.output
 

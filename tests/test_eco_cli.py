@@ -7,9 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from click.testing import CliRunner
 
-from qlint.linter.cli import main
 from qlint.linter.fixer import MAX_ROUNDS, fix_bytes, write_atomic
 from qlint.linter.lint import lint_bytes
 from qlint.linter.suppressions import UNUSED_SUPPRESSION
@@ -17,19 +15,11 @@ from qlint.rules.base import Edit, Finding, Fix
 from qlint.rules.graph import Settings
 from qlint.rules.plan import Span
 
+from conftest import invoke as run, write_file
+
 FIXED = ["--hardware", "a3", "--vllm-ascend-version", "v0.23.0"]
 TP3 = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 3\n"
 ANSI = "\033["
-
-
-def run(args, **kwargs):
-    return CliRunner().invoke(main, args, **kwargs)
-
-
-def write(tmp_path, text, name="run.sh"):
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
 
 
 def on_tty(args, extra_env):
@@ -55,7 +45,7 @@ def on_tty(args, extra_env):
 
 
 def test_colour_only_on_a_terminal_and_no_color_honoured(tmp_path):
-    args = [write(tmp_path, TP3), *FIXED, "--select", "QL206", "--quiet"]
+    args = [write_file(tmp_path, "run.sh", TP3), *FIXED, "--select", "QL206", "--quiet"]
     assert ANSI in on_tty(args, {})
     assert ANSI not in on_tty(args, {"NO_COLOR": "1"})
     assert "QL206" in on_tty(args, {"NO_COLOR": "1"})
@@ -66,7 +56,7 @@ def test_colour_only_on_a_terminal_and_no_color_honoured(tmp_path):
 
 
 def test_quiet_prints_findings_only(tmp_path):
-    path = write(tmp_path, TP3)
+    path = write_file(tmp_path, "run.sh", TP3)
     loud = run([path, "--select", "QL206"])
     assert "assuming" in loud.output and "file(s) checked" in loud.output
     quiet = run([path, "--select", "QL206", "-q"])
@@ -76,7 +66,7 @@ def test_quiet_prints_findings_only(tmp_path):
 
 
 def test_statistics_counts_per_rule(tmp_path):
-    path = write(tmp_path, TP3 + TP3 + "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --async-scheduling\n")
+    path = write_file(tmp_path, "run.sh", TP3 + TP3 + "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --async-scheduling\n")
     result = run([path, *FIXED, "--select", "QL206,QL513", "--statistics"])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
@@ -87,7 +77,7 @@ def test_statistics_counts_per_rule(tmp_path):
 
 
 def test_exit_zero(tmp_path):
-    path = write(tmp_path, TP3)
+    path = write_file(tmp_path, "run.sh", TP3)
     assert run([path, *FIXED, "--exit-zero"]).exit_code == 0
     assert run([str(tmp_path / "missing.sh"), "--exit-zero"]).exit_code == 2
 
@@ -121,13 +111,13 @@ def test_fix_rewrites_in_place_keeping_mode_bom_and_crlf(tmp_path):
 def test_fix_leaves_suppressed_findings_alone(tmp_path):
     text = "# qlint: disable=QL513 -- kept for old images\n" \
            "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --async-scheduling\n"
-    path = write(tmp_path, text)
+    path = write_file(tmp_path, "run.sh", text)
     run([path, *FIXED, "--fix"])
     assert Path(path).read_text() == text
 
 
 def test_fix_refuses_stdin():
-    assert run(["-", "--fix"], input=TP3).exit_code == 2
+    assert run(["-", "--fix"], stdin=TP3).exit_code == 2
 
 
 def _lint_with(extra):

@@ -1,19 +1,15 @@
 """Configuration files: discovery, merging with the command line, defaults, errors (exit 2)."""
 
 import pytest
-from click.testing import CliRunner
 
-from qlint.linter.cli import main
 from qlint.linter.lint import Policy, lint_text
 from qlint.rules.graph import Settings
+
+from conftest import invoke as run
 
 TP3 = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 3\n"
 CROWDED = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 2 --data-parallel-size 8\n"
 FIXED = ["--hardware", "a3", "--vllm-ascend-version", "v0.23.0"]
-
-
-def run(args, **kwargs):
-    return CliRunner().invoke(main, args, **kwargs)
 
 
 def tree(tmp_path, files):

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
 from qlint.linter.catalog import all_rules, rule_url
-from qlint.linter.cli import main
 from qlint.linter.github import annotation
 from qlint.linter.sarif import artifact_uri
 from qlint.rules.base import Finding
 from qlint.rules.plan import Span
+
+from conftest import invoke as run
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
 FIXED = ["--hardware", "a3", "--vllm-ascend-version", "v0.23.0"]
@@ -22,10 +22,6 @@ SCRIPT = ("#!/bin/bash\n"
           "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 3 --async-scheduling\n")
 CONTRACT = {"path", "line", "column", "end_line", "end_column", "rule", "name", "severity",
             "message", "fix", "sources", "faq"}
-
-
-def run(args, env=None):
-    return CliRunner().invoke(main, args, env=env)
 
 
 @pytest.fixture

@@ -9,21 +9,17 @@ import sys
 import threading
 
 import pytest
-from click.testing import CliRunner
 
 from qlint.linter import fixer
-from qlint.linter.cli import main
 from qlint.linter.cli_inputs import deployments, is_shell_shebang, read
 from qlint.linter.fixer import WriteRefused, write_atomic
+
+from conftest import invoke as run
 
 FAULTY = "#!/bin/bash\n# qlint: hardware=a2 vllm-ascend=v0.23.0\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 16\n"
 FIXABLE = ("#!/bin/bash\n# qlint: hardware=a2 vllm-ascend=v0.23.0\n"
            "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --compilation-config '{\"cudagraph_capture_sizes\": [4, 8, 16, 32]}' \\\n"
            "  --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n")
-
-
-def run(args, **kwargs):
-    return CliRunner().invoke(main, args, **kwargs)
 
 
 @pytest.mark.parametrize("line,shell", [

@@ -9,15 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from qlint.linter.catalog import all_rules, match_selector
-from qlint.linter.cli import main
 from qlint.linter.lint import Policy, lint_text
 from qlint.rules.graph import RuleGraph, Settings
 from qlint.rules.groups import GROUPS
 
-from conftest import FIXTURES
+from conftest import FIXTURES, invoke as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE_MODULES = sorted((ROOT / "rules").glob("*.py"))
@@ -107,10 +105,6 @@ def test_selectors_accept_groups_next_to_ids_names_and_prefixes():
 
 TWO_FAULTS = ("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 3 "
               "--max-model-len 100000000\n")
-
-
-def cli(args, **kwargs):
-    return CliRunner().invoke(main, args, **kwargs)
 
 
 def reported(result):

@@ -23,21 +23,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import example, given, strategies as st
 
-from qlint.linter.cli import main
 from qlint.linter.lint import lint_bytes, lint_text
+
+from conftest import invoke as run
 
 import qlint.testing as qt
 
 shell_text = qt.shell_texts()
 
 LOCATED = re.compile(r":(\d+):(\d+): ")
-
-
-def run(args, stdin=None):
-    return CliRunner().invoke(main, args, input=stdin)
 
 
 def _check_cli(result, path: str):

@@ -1,21 +1,13 @@
 """Client model-name rule (QL801): curl, lm_eval and vllm bench serve vs --served-model-name."""
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import FIXTURES, lint
+from conftest import FIXTURES, lint, hits_at, fixed
+
+hits = hits_at(rule="QL801")
 
 SEEDS = FIXTURES / "seeds"
 LM_EVAL = (SEEDS / "s001_lm_eval.sh").read_text()
 SERVE_BLOCK = LM_EVAL.split("# Run lm_eval")[0]  # seed 001 section 7's vllm serve ... --served-model-name qwen3.5
-
-
-def hits(findings, rule="QL801"):
-    return [f for f in findings if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    new, _ = apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])
-    return new
 
 
 def test_seed_001_bench_against_served_name_is_a_real_instance():

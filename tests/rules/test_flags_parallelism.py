@@ -6,13 +6,9 @@ neighbouring true positive that must stay.
 
 import pytest
 
-from conftest import lint
+from conftest import hits
 
 MODEL = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 "
-
-
-def hits(text, rule, **context):
-    return [f for f in lint(text, **context) if f.rule.id == rule]
 
 
 # -- QL106: human-readable integers (vLLM human_readable_int / _or_auto) ----------------

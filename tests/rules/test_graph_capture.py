@@ -5,12 +5,11 @@ import json
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 from qlint.linter.lint import lint_text
 from qlint.rules.graph import Settings
 from qlint.rules.graph_capture import default_capture_sizes, round_for_spec
 
-from conftest import FIXTURES, lint
+from conftest import FIXTURES, lint, hits, fixed
 
 MODEL = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8"
 MOE = "vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8"
@@ -26,15 +25,6 @@ def cc(sizes=None, mode="FULL_DECODE_ONLY", spaced=True):
     if sizes is not None:
         body += ', "cudagraph_capture_sizes": ' + json.dumps(sizes, separators=(", " if spaced else ",", ": "))
     return f"--compilation-config '{{{body}}}'"
-
-
-def hits(text, rule, **context):
-    return [f for f in lint(text, **context) if f.rule.id == rule]
-
-
-def fixed(text, finding):
-    out, _ = apply_edits(text, finding.fix.edits)
-    return out
 
 
 # -- arithmetic (mirrors vLLM 0.23.0 / vllm-ascend v0.23.0) ------------------------

@@ -5,20 +5,10 @@ import json
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import FIXTURES, SHARED, lint
+from conftest import FIXTURES, SHARED, lint, hits, fixed
 
 SEEDS = FIXTURES / "seeds"
-
-
-def hits(findings, rule):
-    return [f for f in findings if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    new, _ = apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])
-    return new
 
 
 def serve(model="/models/Qwen3-32B", tp=4, dp=1, role="kv_consumer", prefill=(4, 1), decode=(4, 1),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 
 import pytest
 
-from conftest import FIXTURES, SHARED, lint
+from conftest import FIXTURES, SHARED, lint, hits
 from qlint.knowledge.base import load
 from qlint.linter.lint import lint_text
 from qlint.linter.model_dir import read_model_dir
@@ -16,10 +16,6 @@ from qlint.rules.plan import ServeCommand
 
 SEEDS = FIXTURES / "seeds"
 SHARED_CASE_02 = SHARED / "cases" / "case-02.sh"
-
-
-def hits(findings, rule):
-    return [f for f in findings if f.rule.id == rule]
 
 
 def facts(text, *names, hardware=None, version=None):

@@ -2,22 +2,15 @@
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 from qlint.rules.platform_310p import default_capture_sizes, two_sizes
 
-from conftest import FIXTURES, SHARED, lint
+from conftest import FIXTURES, SHARED, lint, hits_at, fixed
+
+hits = hits_at("310p", "v0.23.0")
 
 Q27 = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8"
 FDO = "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": %s}'"
 NPUGRAPH_OFF = "--additional-config '{\"ascend_compilation_config\": {\"enable_npugraph_ex\": false}}'"
-
-
-def hits(text, rule, hardware="310p", version="v0.23.0"):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    return apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])[0]
 
 
 # -- QL501 --------------------------------------------------------------------

@@ -4,20 +4,10 @@ import json
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import FIXTURES, SHARED, lint
+from conftest import FIXTURES, SHARED, lint, hits, fixed
 
 SEEDS = FIXTURES / "seeds"
-
-
-def hits(findings, rule):
-    return [f for f in findings if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    new, _ = apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])
-    return new
 
 
 def pd(model, role, flags):

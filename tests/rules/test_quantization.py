@@ -2,17 +2,10 @@
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import SHARED, lint
+from conftest import SHARED, lint, hits_at, fixed
 
-
-def hits(text, rule, hardware="a2", version="v0.23.0"):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    return apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])[0]
+hits = hits_at("a2", "v0.23.0")
 
 
 # -- QL507 --------------------------------------------------------------------

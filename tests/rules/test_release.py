@@ -2,17 +2,8 @@
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import FIXTURES, lint
-
-
-def hits(text, rule, hardware=None, version=None):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    return apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])[0]
+from conftest import FIXTURES, hits, fixed
 
 
 # -- QL510 --------------------------------------------------------------------

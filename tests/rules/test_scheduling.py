@@ -3,23 +3,13 @@ the handed cases 10 and 13, and no false alarms on the seed launch blocks."""
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 from qlint.linter.lint import lint_text
 from qlint.rules.graph import Settings
 
-from conftest import FIXTURES, SHARED, lint
+from conftest import FIXTURES, SHARED, hits, fixed
 
 MTP3 = "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, \"enforce_eager\": true}'"
 FDO = "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'"
-
-
-def hits(text, rule, **context):
-    return [f for f in lint(text, **context) if f.rule.id == rule]
-
-
-def fixed(text, finding):
-    out, _ = apply_edits(text, finding.fix.edits)
-    return out
 
 
 # -- QL301 max-model-len-above-model-max ----------------------------------------

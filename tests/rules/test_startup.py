@@ -4,22 +4,13 @@ import tomllib
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import FIXTURES, SHARED, lint
+from conftest import FIXTURES, SHARED, lint, hits, fixed
 
 Q27 = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8"
 MOE = "vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel"
 DECODE = "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'"
 PREFILL = "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_producer\"}'"
-
-
-def hits(text, rule, hardware=None, version=None):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    return apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])[0]
 
 
 def ac(body):

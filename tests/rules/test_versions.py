@@ -4,19 +4,10 @@ import tomllib
 
 import pytest
 
-from qlint.linter.fixes import apply_edits
 
-from conftest import FIXTURES, lint
+from conftest import FIXTURES, lint, hits, fixed
 
 MODEL = "vllm serve Qwen/Qwen3.6-27B"
-
-
-def hits(text, rule, hardware=None, version=None):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
-
-
-def fixed(text, findings):
-    return apply_edits(text, [e for f in findings if f.fix for e in f.fix.edits])[0]
 
 
 # -- QL550 serve-flag-not-in-release ----------------------------------------------

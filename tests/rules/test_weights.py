@@ -6,12 +6,10 @@ import json
 
 import pytest
 
-from conftest import lint
+from conftest import lint, hits_at
+
+hits = hits_at("a2", "v0.23.0")
 from qlint.knowledge.base import load
-
-
-def hits(text, rule, hardware="a2", version="v0.23.0"):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
 
 
 @pytest.mark.parametrize("name,expected", [
