@@ -59,6 +59,20 @@ def hits(found, rule: str, hardware=None, version=None, path="script.sh"):
     return [f for f in findings if f.rule.id == rule]
 
 
+def rule_findings(meta, script: str, hardware=None, version=None, peers=()):
+    """The findings of rule ``meta`` on ``script`` (deployment-scope rules: linted with ``peers``
+    as one deployment)."""
+    if meta.scope != "deployment":
+        return hits(script, meta.id, hardware, version)
+    from qlint.linter.deployment import lint_deployment
+    from qlint.rules.graph import Settings
+
+    files = [("example.sh", script.encode())] + [(f"peer{i}.sh", peer.encode()) for i, peer in enumerate(peers)]
+    results = lint_deployment(files, Settings(hardware=hardware, version=version))
+    assert all(r.error is None for r in results), [r.error.message for r in results if r.error]
+    return [f for r in results for f in r.findings if f.rule.id == meta.id]
+
+
 def hits_at(hardware=None, version=None, rule=None):
     """A ``hits`` whose ``hardware``, ``version`` (and ``rule``) default to these values."""
 
