@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from qlint.knowledge.text import CITATION, Text, check_sources
+from qlint.knowledge.text import CITATION, Text, check_sources, pin_problem
 
 _CITATION = CITATION
 
@@ -244,6 +244,14 @@ class FaqEntry(Cited):
     groups: list[str] = Field(default_factory=list)
     hybrid_only: bool = False
     guides: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_pinned(cls, value: str) -> str:
+        problem = pin_problem(value)
+        if problem:
+            raise ValueError(f"FAQ url {value!r} is not pinned: {problem}")
+        return value
 
 
 class Recipe(Cited):

@@ -21,7 +21,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _TAG = re.compile(r"^(?:[A-Za-z][\w]*-)?v?\d+(?:\.\d+)+[\w.+\-]*$|^v\d+$")
 _GITHUB = re.compile(
     r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)"
-    r"(?:/(?P<kind>blob|tree)/(?P<ref>[^/?#]+)/[^?#\s]*(?:\?plain=1)?(?:#L\d+(?:-L\d+)?)?"
+    r"(?:/(?P<kind>blob|tree)/(?P<ref>[^/?#]+)/[^?#\s]*(?:\?plain=1)?(?:#L\d+(?:-L\d+)?|#[\w\-]+)?"
     r"|/(?:issues|pull)/\d+(?:#[\w\-]+)?"
     r"|/commit/(?P<commit>[0-9a-f]{40})(?:#[\w\-]+)?"
     r"|/releases/tag/(?P<release>[^/?#\s]+))$"
@@ -34,7 +34,7 @@ def pin_problem(url: str) -> str | None:
     """Why ``url`` is not a pinned public citation, or None when it is.
 
     Accepted: GitHub blob/tree links at a release tag or a 40-hex commit (``?plain=1`` and ``#Lx`` /
-    ``#Lx-Ly`` line anchors allowed), GitHub issues, pull requests, commits and release pages,
+    ``#Lx-Ly`` line anchors or a heading anchor allowed), GitHub issues, pull requests, commits and release pages,
     docs.vllm.ai pages under a version path (``/en/v0.23.0/...``), and POSIX at a dated edition
     (``pubs.opengroup.org/onlinepubs/9699919799/...``).
     """

@@ -153,7 +153,7 @@ FUSED_MC2 = RuleMeta(
         en="Fused MC2 is chosen by additional-config enable_fused_mc2 (read from v0.20.2rc1) or the variable "
         "VLLM_ASCEND_ENABLE_FUSED_MC2. Up to v0.23.0 it takes 0, 1 (dispatch_ffn_combine) or 2 "
         "(dispatch_gmm_combine_decode, decode nodes with W8A8); from v0.24.0rc1 vllm-ascend asserts 0 or 1, "
-        "so the seed-era value 2 stops newer releases. Fused MC2 and enable_mc2_hierarchy_comm exclude each "
+        "so the value 2 of earlier releases stops newer releases. Fused MC2 and enable_mc2_hierarchy_comm exclude each "
         "other (ValueError from v0.18.0). On main hierarchy communication also needs Atlas A2/A3 and at most "
         "512 experts.",
         zh="融合 MC2 由 additional-config 的 enable_fused_mc2（自 v0.20.2rc1 起读取）或环境变量 "

@@ -95,12 +95,12 @@ SPEC_MULTIPLE = RuleMeta(
         "per request, so vLLM rounds each cudagraph_capture_sizes entry up to a multiple of k+1, drops "
         "rounded sizes above the largest one (and sizes above --max-num-batched-tokens) and fails with "
         "ValueError when nothing is left. The list you wrote is not the list that gets captured; the "
-        "MTP tutorials recommend n x (k+1). Seed 001's Atlas 300I example [1, 8] with k=1 becomes "
+        "MTP tutorials recommend n x (k+1). The Qwen3.5-27B/Qwen3.6-27B tutorial's Atlas 300I example [1, 8] with k=1 becomes "
         "[2, 8], which the v0.23.0 release docs later wrote out.",
         zh="在 FULL 类解码图模式下使用 k 个推测 token 时，每个请求每步解码携带 k+1 个 token，"
         "因此 vLLM 会把 cudagraph_capture_sizes 的每一项向上取整为 k+1 的倍数，丢弃取整后超过最大值的项"
         "（以及超过 --max-num-batched-tokens 的项），若一项不剩则报 ValueError。实际捕获的列表与所写的不同；"
-        "MTP 教程建议取 n x (k+1)。种子 001 中 Atlas 300I 的 [1, 8]（k=1）会变成 [2, 8]，"
+        "MTP 教程建议取 n x (k+1)。Qwen3.5-27B/Qwen3.6-27B 教程中 Atlas 300I 的 [1, 8]（k=1）会变成 [2, 8]，"
         "v0.23.0 的发布文档随后也改成了 [2, 8]。",
     ),
     sources=(
@@ -194,12 +194,12 @@ FLASHCOMM1 = RuleMeta(
         en="FlashComm v1 (enable_flashcomm1 / VLLM_ASCEND_ENABLE_FLASHCOMM1, additional-config wins) splits "
         "activations across TP ranks: up to v0.26 vllm-ascend asserts TP > 1 and, for MoE models, "
         "--enable-expert-parallel; with graphs on it keeps only capture sizes that are multiples of TP "
-        "(the seeds say so too) and asserts when none is. On main both switches are ignored with a "
+        "(the tutorials say so too) and asserts when none is. On main both switches are ignored with a "
         "deprecation warning, because upstream sequence parallelism turns itself on with EP, TP > 1 "
         "and DP > 1; there the finding is only informational.",
         zh="FlashComm v1（enable_flashcomm1 / VLLM_ASCEND_ENABLE_FLASHCOMM1，additional-config 优先）把激活按 TP "
         "切分：v0.26 及以前 vllm-ascend 断言 TP > 1，MoE 模型还须开启 --enable-expert-parallel；开启图模式时"
-        "只保留 TP 整数倍的捕获尺寸（种子教程也这样要求），一个都没有时断言失败。main 分支上两个开关都只打印"
+        "只保留 TP 整数倍的捕获尺寸（教程也这样要求），一个都没有时断言失败。main 分支上两个开关都只打印"
         "弃用警告并被忽略，因为上游序列并行在 EP、TP > 1、DP > 1 时自动开启，此时仅作提示。",
     ),
     sources=(

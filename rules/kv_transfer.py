@@ -358,13 +358,13 @@ RECOMPUTE = RuleMeta(
     why=Text(
         en="The recompute scheduler sends requests whose KV no longer fits on a decode node back to "
         "prefill. Without PD roles (no --kv-transfer-config, or kv_both) vllm-ascend refuses it from "
-        "v0.18.0. On a prefill node (kv_producer) the sources disagree: seed 003 recommends enabling it "
-        "on both prefill and decode nodes, while seed 001 says decode nodes only. The code decides, by "
+        "v0.18.0. On a prefill node (kv_producer) the sources disagree: the Qwen3.5-397B-A17B tutorial recommends enabling it "
+        "on both prefill and decode nodes, while the Qwen3.5-27B/Qwen3.6-27B tutorial says decode nodes only. The code decides, by "
         "release: up to v0.22.1rc1 it is accepted on prefill nodes; from v0.23.0rc1 it is ignored there "
         "with a warning, so the rule warns from that release on and stays silent before it.",
         zh="重计算调度器会把解码节点上 KV 放不下的请求送回预填充节点重新计算。没有 PD 角色时"
         "（未给 --kv-transfer-config，或 kv_role 为 kv_both），vllm-ascend 自 v0.18.0 起拒绝启动。"
-        "对预填充节点（kv_producer）两份教程说法不同：seed 003 建议预填充和解码节点都开启，seed 001 则说只在"
+        "对预填充节点（kv_producer）两份教程说法不同：Qwen3.5-397B-A17B 教程建议预填充和解码节点都开启，Qwen3.5-27B/Qwen3.6-27B 教程则说只在"
         "解码节点开启。以代码为准并按版本区分：v0.22.1rc1 及以前预填充节点可以开启；自 v0.23.0rc1 起在"
         "预填充节点上会被忽略并打印警告，所以本规则从该版本起给出警告，之前的版本不报告。",
     ),

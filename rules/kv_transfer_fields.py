@@ -89,10 +89,10 @@ KV_OVERWRITTEN = RuleMeta(
     title=Text(en="A kv-transfer-config field that vllm-ascend overwrites", zh="vllm-ascend 会改写的 kv-transfer-config 字段"),
     why=Text(
         en="vllm-ascend rewrites three kv-transfer-config fields at startup: engine_id gets a random suffix "
-        "(so the ids in the seed scripts need not be unique and the docs dropped them), and from v0.21.0rc1 "
+        "(so the ids in the tutorial scripts need not be unique and the docs dropped them), and from v0.21.0rc1 "
         "kv_buffer_size is reset to 1e9 and enable_permute_local_kv to false, because both only matter for GPU "
         "connector backends. The values written have no effect.",
-        zh="vllm-ascend 在启动时会改写 kv-transfer-config 的三个字段：engine_id 会被追加随机后缀（因此种子脚本里的 id "
+        zh="vllm-ascend 在启动时会改写 kv-transfer-config 的三个字段：engine_id 会被追加随机后缀（因此教程脚本里的 id "
         "无需唯一，文档也已删除它们）；自 v0.21.0rc1 起 kv_buffer_size 被重置为 1e9，enable_permute_local_kv 被重置为 "
         "false，因为两者只对 GPU 连接器后端有意义。写上的取值不起作用。",
     ),

@@ -291,10 +291,10 @@ _MEMORY_SOURCES = (
     "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378 (usable KV = gpu-memory-utilization x HBM - profiled peak)",
 )
 _GMU_WHY_EN = (" Usable memory is HBM x --gpu-memory-utilization; without the flag qlint takes vLLM's code "
-               "default 0.92 for releases paired with vLLM 0.23.0 or later (the docs and seeds say 0.9, which "
+               "default 0.92 for releases paired with vLLM 0.23.0 or later (the docs and tutorials say 0.9, which "
                "qlint keeps for older releases). Sizes are in GB = 10^9 bytes, as HBM is marketed.")
 _GMU_WHY_ZH = ("可用显存 = HBM x --gpu-memory-utilization；未设置时，对配套 vLLM 0.23.0 及以后的版本 qlint 采用代码默认值 "
-               "0.92（文档与种子写的是 0.9，qlint 对更早的版本沿用 0.9）。容量单位为 GB = 10^9 字节，与 HBM 标称一致。")
+               "0.92（文档与教程写的是 0.9，qlint 对更早的版本沿用 0.9）。容量单位为 GB = 10^9 字节，与 HBM 标称一致。")
 
 WEIGHTS_FIT = RuleMeta(
     id="QL310",

@@ -474,11 +474,11 @@ EXTERNAL_DP_DENSE = RuleMeta(
     why=Text(
         en="With --data-parallel-rank each process is one rank of an externally balanced DP group. vLLM only "
         "allows that for MoE models and stops a dense model with 'Non-MoE models do not support external "
-        "data parallel mode' when DP > 1. Seed 001's PD recipe for the dense 27B models launches exactly "
+        "data parallel mode' when DP > 1. The Qwen3.5-27B/Qwen3.6-27B tutorial's PD recipe for the dense 27B models launches exactly "
         "this through launch_online_dp.py (reported in vllm-ascend#11863); run independent DP=1 instances "
         "behind the proxy instead.",
         zh="使用 --data-parallel-rank 时，每个进程是外部负载均衡 DP 组中的一个 rank。vLLM 只允许 MoE 模型这样做，"
-        "稠密模型在 DP > 1 时会以 “Non-MoE models do not support external data parallel mode” 退出。种子文档 001 "
+        "稠密模型在 DP > 1 时会以 “Non-MoE models do not support external data parallel mode” 退出。Qwen3.5-27B/Qwen3.6-27B 教程 "
         "为稠密 27B 模型给出的 PD 方案正是通过 launch_online_dp.py 这样启动的（vllm-ascend#11863）；应改为在代理后面运行"
         "多个互相独立的 DP=1 实例。",
     ),

@@ -4,7 +4,7 @@ A deployment is the set of scripts linted in one call (or one directory). Roles
 come from ``kv_role``. Sources: ``vllm_ascend_facts.md section 4.8`` (Mooncake
 connectors, ``check_kv_extra_config``, port use), ``section 5`` (DP over nodes),
 ``section 1.3`` (proxy arguments), ``section 7`` item 5 (kv_port in the reserved
-range), seed 001 section 5.2 and seed 003's PD section.
+range), seed 001 section 5.2 and the Qwen3.5-397B-A17B tutorial's PD section.
 """
 
 from __future__ import annotations
@@ -338,11 +338,11 @@ KV_PORT = RuleMeta(
         en="Ascend's direct transport for Mooncake binds random ports in [20000, 20000 + 1000 x NPUs per node). "
         "A kv_port (and the ports after it, one per rank) inside that range collides now and then: "
         "'zmq.error.ZMQError: Address already in use' at random restarts. The Mooncake guide asks for "
-        "kv_port >= 28000 on 8-NPU nodes and >= 36000 on 16-NPU nodes. The seeds use 23010, 30000 and "
+        "kv_port >= 28000 on 8-NPU nodes and >= 36000 on 16-NPU nodes. The tutorials use 23010, 30000 and "
         "30200 on Atlas A3 nodes, inside the range.",
         zh="昇腾上 Mooncake 的直连传输会在 [20000, 20000 + 1000 x 每节点 NPU 数) 内随机绑定端口。kv_port（以及其后每个 rank "
         "占用的端口）落在这个范围内就会偶发冲突：随机重启时出现 “zmq.error.ZMQError: Address already in use”。Mooncake "
-        "指南要求 8 卡节点 kv_port >= 28000，16 卡节点 >= 36000。种子文档在 Atlas A3 上使用了 23010、30000、30200，"
+        "指南要求 8 卡节点 kv_port >= 28000，16 卡节点 >= 36000。教程在 Atlas A3 上使用了 23010、30000、30200，"
         "均在该范围内。",
     ),
     sources=PD_SOURCES + ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/examples/disaggregated_prefill_v1/mooncake_connector_deployment_guide.md",),

@@ -2,7 +2,7 @@
 
 Sources: ``vllm_ascend_facts.md section 4.7`` (prefix caching and mamba cache on hybrid
 models), ``section 4.4`` (Qwen3.5 MTP and ``mamba_cache_mode=all``), ``section 7`` item 6
-(seed 003's "enabled by default" claim), vllm-ascend#7944 (decode-node limitation).
+(the Qwen3.5-397B-A17B tutorial's "enabled by default" claim), vllm-ascend#7944 (decode-node limitation).
 """
 
 from __future__ import annotations
@@ -105,13 +105,13 @@ BLOCK_SIZE = RuleMeta(
     why=Text(
         en="To keep one attention page the same size as one GDN state page, vllm-ascend enlarges the "
         "attention block of hybrid models, to about 2048 tokens. Prefix caching works in whole blocks, "
-        "so shared prefixes shorter than one block are never reused. Note on defaults: seed 003 says "
+        "so shared prefixes shorter than one block are never reused. Note on defaults: the Qwen3.5-397B-A17B tutorial says "
         "prefix caching is on by default, but vLLM 0.23.0 (paired with vllm-ascend v0.23.0) turns it off "
         "by default for hybrid models; the rule follows the code and only speaks when "
         "--enable-prefix-caching is given explicitly.",
         zh="为了让一个注意力页与一个 GDN 状态页大小相同，vllm-ascend 会把混合架构模型的注意力 block 调大到约 "
         "2048 token。前缀缓存以整个 block 为单位，因此短于一个 block 的公共前缀永远不会被复用。关于默认值："
-        "seed 003 说前缀缓存默认开启，但 vLLM 0.23.0（与 vllm-ascend v0.23.0 配套）对混合架构模型默认关闭；"
+        "Qwen3.5-397B-A17B 教程说前缀缓存默认开启，但 vLLM 0.23.0（与 vllm-ascend v0.23.0 配套）对混合架构模型默认关闭；"
         "本规则以代码为准，只在显式给出 --enable-prefix-caching 时提示。",
     ),
     sources=(

@@ -2,7 +2,7 @@
 --max-num-seqs and --max-model-len, and --max-num-seqs vs the default ACLGraph capture grid.
 
 Sources: ``vllm_ascend_facts.md section 5`` (scheduler checks, NPU serve defaults),
-``section 4.5`` (default capture size on Ascend), ``section 7 item 13`` (seed 001's
+``section 4.5`` (default capture size on Ascend), ``section 7 item 13`` (the Qwen3.5-27B/Qwen3.6-27B tutorial's
 266000 > 262144); vLLM ``vllm/config/scheduler.py L259-300`` and ``config/model.py
 L2220-2248``; vllm-ascend v0.11.0rc1 ``core/schedule_config.py`` (ascend scheduler).
 """
@@ -107,13 +107,13 @@ MODEL_LEN = RuleMeta(
         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set; then it only warns, and positions past the trained "
         "length may produce NaN or garbage. RoPE scaling given with --hf-overrides raises the limit: for "
         "YaRN (rope_parameters, or the older rope_scaling spelling) it becomes original_max_position_embeddings x "
-        "factor, e.g. 262144 x 4 = 1048576 for the Qwen3.5-397B-A17B million-token runs. Seed 001's "
+        "factor, e.g. 262144 x 4 = 1048576 for the Qwen3.5-397B-A17B million-token runs. The Qwen3.5-27B/Qwen3.6-27B tutorial's "
         "long-context row asks for 266000 tokens while the same tutorial gives 262144 as the model's limit.",
         zh="vLLM 会把 --max-model-len 与检查点配置推导出的长度（max_position_embeddings）比较，"
         "更大的值直接以 ValueError 拒绝；只有设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 时才仅给出警告，"
         "而超出训练长度的位置可能产生 NaN 或无意义输出。通过 --hf-overrides 设置的 RoPE 缩放会提高该上限："
         "YaRN（rope_parameters，或旧写法 rope_scaling）的上限为 original_max_position_embeddings x factor，"
-        "例如 Qwen3.5-397B-A17B 百万 token 配置中的 262144 x 4 = 1048576。种子 001 的长上下文配置写了 266000，"
+        "例如 Qwen3.5-397B-A17B 百万 token 配置中的 262144 x 4 = 1048576。Qwen3.5-27B/Qwen3.6-27B 教程的长上下文配置写了 266000，"
         "而同一教程给出的模型上限是 262144。",
     ),
     sources=(
@@ -159,11 +159,11 @@ DECODE_NEED = RuleMeta(
         "refuses max_num_batched_tokens below max_num_seqs outright. Between max_num_seqs and "
         "max_num_seqs x (k+1) it starts, but a full decode step no longer fits one batch, so MTP "
         "requests are split across steps; the tutorials size decode nodes as max_num_seqs x (k+1) "
-        "(seed 003's D nodes: 32 x 4 = 128). Without the option vLLM's NPU default of 2048 is used.",
+        "(the Qwen3.5-397B-A17B tutorial's D nodes: 32 x 4 = 128). Without the option vLLM's NPU default of 2048 is used.",
         zh="每个运行中的请求每步解码需要 1 个 token，使用 k 个推测 token 时需要 k+1 个。"
         "max_num_batched_tokens 小于 max_num_seqs 时 vLLM 直接拒绝启动；介于 max_num_seqs 与 "
         "max_num_seqs x (k+1) 之间时可以启动，但一次完整的解码步放不进一个批次，MTP 请求会被拆到多步；"
-        "教程按 max_num_seqs x (k+1) 配置解码节点（种子 003 的 D 节点：32 x 4 = 128）。"
+        "教程按 max_num_seqs x (k+1) 配置解码节点（Qwen3.5-397B-A17B 教程的 D 节点：32 x 4 = 128）。"
         "未设置该参数时按 vLLM 在 NPU 上的默认值 2048 计算。",
     ),
     sources=(

@@ -99,11 +99,11 @@ MTP_ALIAS = RuleMeta(
                zh="vLLM 会改写为 mtp 的模型专用 MTP 方法名"),
     why=Text(
         en="vLLM 0.23.0 folds every model-specific MTP method (qwen3_5_mtp, qwen3_next_mtp, deepseek_mtp, ...) "
-        "into \"mtp\" and logs that the old name is deprecated. The seeds use qwen3_5_mtp, newer tutorials use "
+        "into \"mtp\" and logs that the old name is deprecated. Older tutorials use qwen3_5_mtp, newer tutorials use "
         "mtp; both start, so this is information only. The rewrite is in every vLLM from 0.17.0 to 0.23.0, "
         "so it is reported from v0.17.0rc1 on.",
         zh="vLLM 0.23.0 会把各模型专用的 MTP 方法名（qwen3_5_mtp、qwen3_next_mtp、deepseek_mtp 等）统一改写为 \"mtp\"，"
-        "并提示旧名称已弃用。种子文档使用 qwen3_5_mtp，较新的教程使用 mtp；两者都能启动，因此仅作提示。vLLM 0.17.0 至 0.23.0 都有这一改写，"
+        "并提示旧名称已弃用。较早的教程使用 qwen3_5_mtp，较新的教程使用 mtp；两者都能启动，因此仅作提示。vLLM 0.17.0 至 0.23.0 都有这一改写，"
         "因此自 v0.17.0rc1 起报告。",
     ),
     sources=(

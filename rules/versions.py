@@ -229,14 +229,14 @@ FLASHCOMM1_SWITCH = RuleMeta(
         en="FlashComm v1 has had three switches: the environment variable VLLM_ASCEND_ENABLE_FLASHCOMM1 "
         "(from v0.11.0rc1; earlier releases read VLLM_ASCEND_ENABLE_FLASHCOMM), the additional-config key "
         "enable_flashcomm1 (read from v0.20.2rc1, and then preferred over the variable, which is marked "
-        "deprecated), and nothing on main, where both are ignored. Seed 000 uses the key and seeds 001/003 "
+        "deprecated), and nothing on main, where both are ignored. The Qwen3.6-35B-A3B tutorial uses the key and the Qwen3.5-27B/Qwen3.6-27B and Qwen3.5-397B-A17B tutorials "
         "the variable; both work from v0.20.2rc1 up to v0.26. The key on an older release, or the variable on "
         "a release before its name, silently leaves FlashComm1 off. When both are set with different values "
         "the key wins, which is reported as info. The dead switches on main are already reported by "
         "QL105/QL512 (and QL404), so this rule stays silent there.",
         zh="FlashComm v1 先后有三种开关：环境变量 VLLM_ASCEND_ENABLE_FLASHCOMM1（自 v0.11.0rc1 起；更早的版本读取 "
         "VLLM_ASCEND_ENABLE_FLASHCOMM）、additional-config 键 enable_flashcomm1（自 v0.20.2rc1 起读取，且优先于"
-        "已被标为弃用的环境变量），以及 main 分支上的“无”：两者都被忽略。种子 000 用的是键，种子 001/003 用的是"
+        "已被标为弃用的环境变量），以及 main 分支上的“无”：两者都被忽略。Qwen3.6-35B-A3B 教程用的是键，Qwen3.5-27B/Qwen3.6-27B 与 Qwen3.5-397B-A17B 教程用的是"
         "环境变量；从 v0.20.2rc1 到 v0.26 两者都有效。在更早的版本上用键、或在变量改名之前的版本上用新变量名，"
         "FlashComm1 都会悄悄保持关闭。两者同时设置且取值不同时以键为准，按提示级别报告。main 上失效的开关已由 "
         "QL105/QL512（以及 QL404）报告，本规则在 main 上不重复报告。",

@@ -78,6 +78,18 @@ def test_every_fact_cites_pinned_public_urls():
         assert_pinned(where, citation)
 
 
+def test_faq_links_are_pinned():
+    kb = base.load()
+    assert len(kb.faqs) > 20
+    for entry in kb.faqs:
+        assert pin_problem(entry.url) is None, (entry.id, entry.url)
+    from qlint.knowledge.models import FaqEntry
+
+    with pytest.raises(ValueError, match="not pinned"):
+        FaqEntry.model_validate({"id": "x", "title": {"en": "t", "zh": "题"}, "sources": [kb.faqs[0].sources[0]],
+                                 "url": "https://docs.vllm.ai/projects/ascend/en/latest/faqs.html#x"})
+
+
 @pytest.mark.parametrize("citation", [
     "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1489-L1495",
     f"https://github.com/vllm-project/vllm-ascend/blob/{MAIN_COMMIT}/vllm_ascend/platform.py#L82",
