@@ -10,7 +10,11 @@ edge cases of rule QLnnn, one ``[[case]]`` table each::
     vllm serve ...
     '''
     fixed = '''...'''                         # fail only: the script after the rule's fixes
-    message = "TP 3"                          # fail only: text some finding's message contains
+    message = "TP 3"                          # fail only: text some finding's message contains (or a list)
+    severity = "error"                        # fail only: the level of every finding of the rule
+    fix_says = "set --dtype"                  # fail only: text the first finding's fix description contains
+    count = 1                                 # fail only: how many findings the rule reports
+    lines = [2]                               # fail only: the lines of its findings (or at = ["2:61"])
     peers = ['''...''']                       # deployment rules: the other scripts of the deployment
 
 One parametrised test runs every case; a coverage test (with the rules' own examples)
@@ -31,7 +35,9 @@ from qlint.linter.catalog import all_rules, find_rule
 from conftest import FIXTURES, fixed, rule_findings
 
 CASE_DIR = FIXTURES / "rules"
-KEYS = {"name", "script", "hardware", "release", "expect", "fixed", "message", "peers"}
+KEYS = {"name", "script", "hardware", "release", "expect", "fixed", "message", "severity", "fix_says", "count", "lines",
+        "at", "peers"}
+FAIL_ONLY = KEYS - {"name", "script", "hardware", "release", "expect", "peers"}
 
 
 def load_cases(folder: Path = CASE_DIR) -> list[tuple[str, dict]]:
@@ -56,7 +62,7 @@ def test_case_files_are_well_formed():
         assert set(case) <= KEYS, f"{where}: unknown keys {sorted(set(case) - KEYS)}"
         assert {"name", "script", "expect"} <= set(case), f"{where}: name, script and expect are required"
         assert case["expect"] in ("pass", "fail"), where
-        assert case["expect"] == "fail" or not {"fixed", "message"} & set(case), f"{where}: fixed/message need fail"
+        assert case["expect"] == "fail" or not FAIL_ONLY & set(case), f"{where}: {sorted(FAIL_ONLY)} need fail"
         assert case.get("hardware") in (None, "a2", "a3", "310p"), where
         assert (rule, case["name"]) not in seen, f"{where}: duplicate name"
         seen.add((rule, case["name"]))
@@ -72,7 +78,19 @@ def test_case(rule, case):
         return
     assert found, f"{rule} did not report a failing case"
     if "message" in case:
-        assert any(case["message"] in f.message for f in found), [f.message for f in found]
+        wanted = [case["message"]] if isinstance(case["message"], str) else case["message"]
+        assert any(all(text in f.message for text in wanted) for f in found), [f.message for f in found]
+    if "severity" in case:
+        assert {f.level for f in found} == {case["severity"]}, [f.level for f in found]
+    if "fix_says" in case:
+        assert found[0].fix is not None and case["fix_says"] in found[0].fix.description, found[0].fix
+    if "count" in case:
+        assert len(found) == case["count"], [f.message for f in found]
+    ordered = sorted(found, key=lambda f: (f.span.line, f.span.column))
+    if "lines" in case:
+        assert [f.span.line for f in ordered] == case["lines"]
+    if "at" in case:
+        assert [f"{f.span.line}:{f.span.column}" for f in ordered] == case["at"]
     if "fixed" in case:
         repaired = fixed(case["script"], found)
         assert repaired == case["fixed"]
