@@ -324,6 +324,7 @@ def bad_value(scope: Scope):
                     ),
                     span,
                     severity="warning" if open_list else None,
+                    sources=tuple(key_spec.sources),  # where the key and its choices are defined
                 )
             elif not _type_ok(key_spec.type, value) and not (key_spec.type == "int" and isinstance(value, str) and value.isdigit()):
                 yield _loose_type_finding(sub.closed, key_spec, value, span)
@@ -367,7 +368,7 @@ def unknown_key(scope: Scope):
                     yield Finding(UNKNOWN_KEY, Text(
                         en=f"{option.spelled} has no key {dotted!r}{hint}",
                         zh=f"{option.spelled} 没有键 {dotted!r}{hint_zh}",
-                    ), span)
+                    ), span, sources=tuple(sub.sources))  # the config class that rejects unknown keys
                 continue
             if spec.removed_in and version >= parse_version(spec.removed_in):
                 where = "ignored" if not sub.closed else "rejected"

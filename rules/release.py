@@ -278,6 +278,7 @@ def stale_env(scope: Scope):
                     setting.span,
                     Fix(Text(en=f"remove the export of {setting.name}{instead}",
                              zh=f"删除对 {setting.name} 的 export{instead_zh}")),
+                    sources=tuple(record.sources),  # the variable's own history
                 )
             elif deprecated is not None and current >= deprecated:
                 yield Finding(
@@ -292,4 +293,5 @@ def stale_env(scope: Scope):
                     Fix(Text(en=f"replace {setting.name}{instead}", zh=f"替换 {setting.name}{instead_zh}") if instead
                         else Text(en=f"remove the export of {setting.name}", zh=f"删除对 {setting.name} 的 export")),
                     severity="info",
+                    sources=tuple(record.sources),
                 )

@@ -113,7 +113,8 @@ def flag_release(scope: Scope):
             advice = Text(en=f"remove {name}", zh=f"删除 {name}")
         else:
             continue
-        yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, [Edit(option.span, "")], "unsafe"))
+        yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, [Edit(option.span, "")], "unsafe"),
+                      sources=tuple(spec.sources))  # the option's definition lines, per vLLM release
 
 
 # -- QL551 --------------------------------------------------------------------
