@@ -371,8 +371,8 @@ def _fix(entry: Any, target: Any) -> Fix:
     spec = entry.fix
     if spec is not None and target is not None:
         kind, item = target[0], target[1]
-        if spec.action == "drop" and kind in ("flag", "key", "env"):
-            edits = drop(item) if kind != "env" else [Edit(item.span, "")]
+        if spec.action == "drop" and kind in ("flag", "key"):
+            edits = drop(item)  # (an environment variable is not dropped: its export may set others too)
         elif spec.action == "value":
             if kind == "key":
                 edits = [Edit(item.json.key_spans[target[2]], spec.value)]

@@ -109,7 +109,7 @@ def test_env_condition_and_drop_fix():
     hits = _defects(lint(script, hardware="a3", version="v0.18.0"), "fused-mc2-multi-dp-prefill")
     assert hits and hits[0].span.line == 1
     fixed, _ = apply_edits(script, hits[0].fix.edits)
-    assert "FUSED_MC2" not in fixed.splitlines()[0]
+    assert fixed.splitlines()[0] == "export VLLM_ASCEND_ENABLE_FUSED_MC2=0"
     assert not _defects(lint(fixed, hardware="a3", version="v0.18.0"), "fused-mc2-multi-dp-prefill")
     decode = script.replace("kv_producer", "kv_consumer")
     assert not _defects(lint(decode, hardware="a3", version="v0.18.0"), "fused-mc2-multi-dp-prefill")
