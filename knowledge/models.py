@@ -128,8 +128,9 @@ class ModelVariant(Cited):
 class Model(Cited):
     """A model architecture and its facts.
 
-    ``max_model_len`` is in tokens. ``num_experts`` is the number of routed
-    experts (0 for dense models). ``hybrid`` means GDN (linear attention) layers
+    ``max_model_len`` is in tokens (the checkpoint's max_position_embeddings; None:
+    no public source states it, so the context rules skip the model). ``num_experts``
+    is the number of routed experts (0 for dense models; None: unknown). ``hybrid`` means GDN (linear attention) layers
     mixed with full-attention layers, as in Qwen3.5/3.6 and Qwen3-Next.
     ``first_vllm_ascend`` / ``first_vllm_ascend_310p`` are the first releases
     that support the model (None: not supported there / unknown).
@@ -139,21 +140,29 @@ class Model(Cited):
     family: str
     moe: bool
     hybrid: bool
-    max_model_len: int = Field(gt=0)
+    max_model_len: int | None = Field(default=None, gt=0)
     num_attention_heads: int | None = Field(default=None, gt=0)
     num_key_value_heads: int | None = Field(default=None, gt=0)
     num_hidden_layers: int | None = Field(default=None, gt=0)
-    num_experts: int = Field(default=0, ge=0)
+    num_experts: int | None = Field(default=0, ge=0)
     mtp_method: str | None = None
     first_vllm_ascend: str | None = None
     first_vllm_ascend_310p: str | None = None
     in_scope: bool = True  # False: known only so rules about other models stay correct
     variants: list[ModelVariant] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _experts_unknown_for_moe(cls, data):
+        # a MoE record that leaves num_experts out does not know it: None, not the dense default 0
+        if isinstance(data, dict) and data.get("moe") and "num_experts" not in data:
+            data = {**data, "num_experts": None}
+        return data
+
     @model_validator(mode="after")
     def _moe_has_experts(self) -> "Model":
-        if self.moe and self.num_experts == 0 and self.num_attention_heads is not None:
-            raise ValueError(f"MoE model {self.id} needs num_experts")
+        if self.moe and self.num_experts == 0:
+            raise ValueError(f"MoE model {self.id} needs num_experts (leave it out when unknown)")
         if not self.moe and self.num_experts:
             raise ValueError(f"dense model {self.id} cannot have experts")
         return self

@@ -364,12 +364,12 @@ LONG_CONTEXT = 200_000  # tokens; the tutorials' TP=8 exception is for 256K+ con
 def dp_first(scope: Scope):
     match = scope.get("model")
     hardware = scope.kb.hardware_by_id(scope.get("hardware"))
-    if hardware.id == "310p" or match.variant is None:
-        return
+    if hardware.id == "310p" or match.variant is None or match.variant.weights_gb is None:
+        return  # a checkpoint whose size no source states
     tp, dp = scope.get("tp"), scope.get("dp")
     max_len = scope.get("max_model_len") or match.model.max_model_len
     fits_one = match.variant.weights_gb <= hardware.hbm_gb / 2
-    if not fits_one or tp <= 2 or max_len >= LONG_CONTEXT:
+    if not fits_one or tp <= 2 or max_len is None or max_len >= LONG_CONTEXT:
         return
     suggested_dp = max(1, (tp * dp) // 2)
     option = scope.serve.opt("--tensor-parallel-size")
