@@ -13,6 +13,7 @@ edge cases of rule QLnnn, one ``[[case]]`` table each::
     message = "TP 3"                          # fail only: text some finding's message contains (or a list)
     severity = "error"                        # fail only: the level of every finding of the rule
     fix_says = "set --dtype"                  # fail only: text the first finding's fix description contains
+    safety = "unsafe"                         # fail only: the safety of the first finding's fix
     count = 1                                 # fail only: how many findings the rule reports
     lines = [2]                               # fail only: the lines of its findings (or at = ["2:61"])
     peers = ['''...''']                       # deployment rules: the other scripts of the deployment
@@ -35,8 +36,8 @@ from qlint.linter.catalog import all_rules, find_rule
 from conftest import FIXTURES, fixed, rule_findings
 
 CASE_DIR = FIXTURES / "rules"
-KEYS = {"name", "script", "hardware", "release", "expect", "fixed", "message", "severity", "fix_says", "count", "lines",
-        "at", "peers"}
+KEYS = {"name", "script", "hardware", "release", "expect", "fixed", "message", "severity", "fix_says", "safety", "count",
+        "lines", "at", "peers"}
 FAIL_ONLY = KEYS - {"name", "script", "hardware", "release", "expect", "peers"}
 
 
@@ -84,6 +85,8 @@ def test_case(rule, case):
         assert {f.level for f in found} == {case["severity"]}, [f.level for f in found]
     if "fix_says" in case:
         assert found[0].fix is not None and case["fix_says"] in found[0].fix.description, found[0].fix
+    if "safety" in case:
+        assert found[0].fix is not None and found[0].fix.safety == case["safety"], found[0].fix
     if "count" in case:
         assert len(found) == case["count"], [f.message for f in found]
     ordered = sorted(found, key=lambda f: (f.span.line, f.span.column))
