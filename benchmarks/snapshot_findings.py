@@ -14,11 +14,13 @@ The corpus:
 Each file is linted in its own context (what the script and the manifest say) and then at every
 release in knowledge/data/releases.toml (``Settings(version=...)``, with the file's hardware, or each
 of a2 / a3 / 310p when the file names none). A record is (file, context, rule, span, severity,
-message in English and Chinese, fix description, safety and edits). The fixtures are also fixed with
+message in English and Chinese, fix description, safety, edits and the hash of the text the fix
+alone produces). The fixtures are also fixed with
 ``fix_bytes`` (unsafe fixes included) in their own context; the fixed text's hash is recorded.
 
 The JSON is canonical (sorted records, sorted keys), so two snapshots of the same behaviour are equal
-byte for byte; ``--check`` prints the records that differ.
+byte for byte; ``--check`` prints the records that differ (``--by-result``: fixes compared by the
+text they produce, so an edit rewritten with the same outcome is not a difference).
 """
 
 from __future__ import annotations
@@ -41,10 +43,17 @@ def _header(text: str, key: str) -> list[str]:
     return [line[len(prefix):].strip() for line in text.splitlines() if line.startswith(prefix)]
 
 
-def _finding_record(name: str, context: str, finding) -> dict:
+def _finding_record(name: str, context: str, finding, texts: dict[str, str]) -> dict:
     fix = None
     if finding.fix is not None:
+        from qlint.linter.fixes import apply_edits
+
+        text = texts.get(finding.path or name)
+        result = None
+        if finding.fix.edits and text is not None:
+            result = hashlib.sha256(apply_edits(text, list(finding.fix.edits))[0].encode("utf-8")).hexdigest()[:16]
         fix = {
+            "result": result,
             "description": finding.fix.description,
             "description_zh": finding.fix.description_zh,
             "safety": finding.fix.safety,
@@ -96,7 +105,7 @@ class Snapshot:
                 self.records.append({"file": name, "context": label, "error": [
                     result.error.message, result.error.line, result.error.column]})
                 continue
-            self.records.extend(_finding_record(name, label, f) for f in result.findings)
+            self.records.extend(_finding_record(name, label, f, {name: text}) for f in result.findings)
 
     def lint_group(self, names: list[str], texts: list[str], hardware: str | None = None,
                    version: str | None = None) -> None:
@@ -104,6 +113,7 @@ class Snapshot:
 
         group = "+".join(names)
         inputs = [(name, text.encode("utf-8")) for name, text in zip(names, texts)]
+        by_path = dict(zip(names, texts))
         for label, settings in self.contexts(hardware, version):
             results = lint_deployment(inputs, settings, kb=self.kb)
             self.lints += len(inputs)
@@ -112,7 +122,7 @@ class Snapshot:
                     self.records.append({"file": f"{group}:{name}", "context": label, "error": [
                         result.error.message, result.error.line, result.error.column]})
                     continue
-                self.records.extend(_finding_record(f"{group}:{name}", label, f) for f in result.findings)
+                self.records.extend(_finding_record(f"{group}:{name}", label, f, by_path) for f in result.findings)
 
     def fix_one(self, name: str, text: str, hardware: str | None, version: str | None) -> None:
         from qlint.linter.fixer import fix_bytes
@@ -204,17 +214,27 @@ class Snapshot:
         return {"records": records, "fixed": dict(sorted(self.fixed.items()))}
 
 
-def _key(record: dict) -> str:
+def _key(record: dict, by_result: bool = False) -> str:
+    if by_result and record.get("fix"):
+        record = {**record, "fix": {k: v for k, v in record["fix"].items() if k != "edits"}}
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
-def compare(before: dict, after: dict, limit: int = 40) -> int:
-    """Print what differs between two snapshots; return the number of differing items."""
-    old = {_key(r) for r in before["records"]}
-    new = {_key(r) for r in after["records"]}
+def compare(before: dict, after: dict, limit: int = 6, by_result: bool = False) -> int:
+    """Print what differs between two snapshots; return the number of differing items.
+
+    ``by_result`` compares each fix by the text it produces rather than by its edits."""
+    old = {_key(r, by_result) for r in before["records"]}
+    new = {_key(r, by_result) for r in after["records"]}
     gone, came = sorted(old - new), sorted(new - old)
     fixed = sorted(k for k in set(before["fixed"]) | set(after["fixed"])
                    if before["fixed"].get(k) != after["fixed"].get(k))
+    from collections import Counter
+
+    for label, items in (("-", gone), ("+", came)):
+        rules = Counter(json.loads(item).get("rule", "error") for item in items)
+        if items:
+            print(label, len(items), "records:", ", ".join(f"{rule} {count}" for rule, count in sorted(rules.items())))
     for label, items in (("-", gone), ("+", came)):
         for item in items[:limit]:
             print(label, item)
@@ -229,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-o", "--output", help="write the snapshot here (JSON)")
     parser.add_argument("--check", help="compare with this snapshot; exit 1 when anything differs")
+    parser.add_argument("--by-result", action="store_true",
+                        help="with --check: compare fixes by the text they produce, not by their edits")
     parser.add_argument("--skip-generated", action="store_true", help="leave out the generated matrix (faster)")
     args = parser.parse_args(argv)
     start = time.process_time()
@@ -245,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     if args.check:
-        differences = compare(json.loads(Path(args.check).read_text(encoding="utf-8")), document)
+        differences = compare(json.loads(Path(args.check).read_text(encoding="utf-8")), document,
+                              by_result=args.by_result)
         print(f"{differences} differences" if differences else "identical", file=sys.stderr)
         return 1 if differences else 0
     return 0

@@ -13,7 +13,7 @@ import re
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.knowledge.images import parse_image
-from qlint.linter.jsonspan import key_offsets
+from qlint.linter.jsonspan import key_offsets, layout
 from qlint.linter.model_dir import read_model_dir
 from qlint.linter.shell import ParsedScript, SimpleCommand, Word
 from qlint.linter.source import SourceText
@@ -183,17 +183,15 @@ class Planner:
             option.json_error = f"invalid JSON in {option.spelled}: a number too long to read (over 4300 digits)"
             option.json_error_span = option.value.span
             return
-        spans: dict[str, Span] = {}
-        if isinstance(data, dict):
+        value = JsonValue(data=data)
+        if isinstance(data, dict) and word.content_start is not None:
             try:
-                offsets = key_offsets(text)
+                found = layout(text)
             except RecursionError:  # nested too deeply to map: the keys keep the option's span
-                offsets = {}
-            for key, (start, end) in offsets.items():
-                span = _sub_span(source, word, inline_offset + start, inline_offset + end)
-                if span is not None:
-                    spans[key] = span
-        option.json = JsonValue(data=data, key_spans=spans)
+                found = None
+            if found is not None:
+                _record_layout(source, word, inline_offset, found, value)
+        option.json = value
 
     # -- commands ------------------------------------------------------------
     def commands(self, source: SourceText, simple: SimpleCommand) -> list[Command]:
@@ -385,6 +383,29 @@ def _part_value(part) -> Value:
         return _value(word)
     text = word.value[part.skip:]
     return Value(text, word.span, raw=text if part.skip else word.raw, symbols=list(word.symbols))
+
+
+def _record_layout(source: SourceText, word: Word, offset: int, found, value: JsonValue) -> None:
+    """Map a JSON layout (offsets into the JSON text) onto the file (the word maps 1:1)."""
+
+    def span(start: int, end: int) -> Span | None:
+        return _sub_span(source, word, offset + start, offset + end)
+
+    for key, (start, end) in found.values.items():
+        mapped = span(start, end)
+        if mapped is not None:
+            value.key_spans[key] = mapped
+    for key, (start, end) in found.entries.items():
+        mapped = span(start, end)
+        if mapped is not None:
+            value.entry_spans[key] = mapped
+    for path, (at, empty) in found.objects.items():
+        mapped = span(at, at)
+        if mapped is not None:
+            value.objects[path] = (mapped, empty)
+    # separators: the defaults for now (the author's layout is the next step)
+    raw = word.raw.partition("=")[2] if offset else word.raw
+    value.quote = raw[:1] if raw[:1] in ("'", '"') else ""
 
 
 def _nest(dotted: str, value):

@@ -14,13 +14,10 @@ import json
 
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import FULL_ONLY_MODES, env_text, key_span, kv_role_phrase, kv_role_phrase_zh, since
-from qlint.rules.versions import at_release_zh
-
 
 STATIC_KERNEL = RuleMeta(
     id="QL522",
@@ -62,32 +59,32 @@ def static_kernel(scope: Scope):
     section = scope.get("additional_config").get("ascend_compilation_config")
     if not isinstance(section, dict) or section.get("enable_static_kernel") is not True:
         return
-    if not since(scope, "v0.16.0rc1"):
+    if not kit.since(scope, "v0.16.0rc1"):
         return
-    if scope.known("hardware_if_known") and scope.get("hardware_if_known") == "310p" and since(scope, "v0.23.0"):
+    if scope.known("hardware_if_known") and scope.get("hardware_if_known") == "310p" and kit.since(scope, "v0.23.0"):
         return  # both switched off with a warning on 310P (QL503's territory)
-    span = key_span(scope.serve, "--additional-config", "ascend_compilation_config.enable_static_kernel")
+    span = kit.span_of(scope.serve, "--additional-config", "ascend_compilation_config.enable_static_kernel")
     if section.get("enable_npugraph_ex") is False:
         error = "'Static kernel generation requires npugraph_ex to be enabled'"
         yield Finding(
             STATIC_KERNEL,
             Text(en="ascend_compilation_config.enable_static_kernel=true with enable_npugraph_ex=false: "
-                 f"{at_version(scope)} stops with AssertionError {error}",
+                 f"{kit.at_version(scope).en} stops with AssertionError {error}",
                  zh="ascend_compilation_config.enable_static_kernel=true 而 enable_npugraph_ex=false："
-                 f"{at_release_zh(scope)} 会以 AssertionError {error} 退出"),
+                 f"{kit.at_version(scope).zh} 会以 AssertionError {error} 退出"),
             span,
             Fix(Text(en="drop enable_static_kernel, or leave enable_npugraph_ex at its default (true)",
                      zh="删除 enable_static_kernel，或让 enable_npugraph_ex 保持默认值（true）")),
         )
         return
     mode = scope.get("cudagraph_mode")
-    if mode not in FULL_ONLY_MODES and since(scope, "v0.22.1rc1"):
+    if mode not in kit.FULL_ONLY_MODES and kit.since(scope, "v0.22.1rc1"):
         yield Finding(
             STATIC_KERNEL,
             Text(en=f"ascend_compilation_config.enable_static_kernel=true with graph mode {mode}: npugraph_ex only runs "
-                 f"with FULL or FULL_DECODE_ONLY, so {at_version(scope)} switches the static kernel off",
+                 f"with FULL or FULL_DECODE_ONLY, so {kit.at_version(scope).en} switches the static kernel off",
                  zh=f"ascend_compilation_config.enable_static_kernel=true 而图模式为 {mode}：npugraph_ex 只在 FULL 或 "
-                 f"FULL_DECODE_ONLY 下运行，因此 {at_release_zh(scope)} 会关闭静态 kernel"),
+                 f"FULL_DECODE_ONLY 下运行，因此 {kit.at_version(scope).zh} 会关闭静态 kernel"),
             span,
             Fix(Text(en='set "cudagraph_mode": "FULL_DECODE_ONLY" in --compilation-config, or drop enable_static_kernel',
                      zh='在 --compilation-config 中设置 "cudagraph_mode": "FULL_DECODE_ONLY"，或删除 enable_static_kernel')),
@@ -125,16 +122,16 @@ DUMP_CONFIG = RuleMeta(
 def dump_config(scope: Scope):
     """dump_config together with dump_config_path."""
     config = scope.get("additional_config")
-    if config.get("dump_config") is None or config.get("dump_config_path") is None or not since(scope, "v0.20.2rc1"):
+    if config.get("dump_config") is None or config.get("dump_config_path") is None or not kit.since(scope, "v0.20.2rc1"):
         return
     error = "'Only one of additional_config.dump_config_path or additional_config.dump_config can be set'"
     yield Finding(
         DUMP_CONFIG,
-        Text(en=f"additional-config sets both dump_config and dump_config_path: {at_version(scope)} stops with "
+        Text(en=f"additional-config sets both dump_config and dump_config_path: {kit.at_version(scope).en} stops with "
              f"ValueError {error}",
-             zh=f"additional-config 同时设置了 dump_config 与 dump_config_path：{at_release_zh(scope)} 会以 ValueError "
+             zh=f"additional-config 同时设置了 dump_config 与 dump_config_path：{kit.at_version(scope).zh} 会以 ValueError "
              f"{error} 退出"),
-        key_span(scope.serve, "--additional-config", "dump_config_path"),
+        kit.span_of(scope.serve, "--additional-config", "dump_config_path"),
         Fix(Text(en="keep only one of dump_config (inline) and dump_config_path (file)",
                  zh="dump_config（内联）与 dump_config_path（文件）只保留一个")),
     )
@@ -190,31 +187,31 @@ FUSED_MC2 = RuleMeta(
 def _fused_mc2(scope: Scope) -> tuple[object, str, Span] | None:
     """(value, where, span) of the fused MC2 switch in effect, or None when unset."""
     config, serve = scope.get("additional_config"), scope.serve
-    if "enable_fused_mc2" in config and since(scope, "v0.20.2rc1"):
+    if "enable_fused_mc2" in config and kit.since(scope, "v0.20.2rc1"):
         value = config["enable_fused_mc2"]
         return value, f"additional-config enable_fused_mc2={json.dumps(value)}", \
-            key_span(serve, "--additional-config", "enable_fused_mc2")
-    text = env_text(serve, "VLLM_ASCEND_ENABLE_FUSED_MC2")
+            kit.span_of(serve, "--additional-config", "enable_fused_mc2")
+    text = kit.env(serve, "VLLM_ASCEND_ENABLE_FUSED_MC2").value
     if text is None:
         return None
     value = int(text) if text.lstrip("-").isdigit() else text
-    return value, f"VLLM_ASCEND_ENABLE_FUSED_MC2={text}", serve.env["VLLM_ASCEND_ENABLE_FUSED_MC2"].span
+    return value, f"VLLM_ASCEND_ENABLE_FUSED_MC2={text}", kit.env_span(serve, "VLLM_ASCEND_ENABLE_FUSED_MC2")
 
 
 @check(FUSED_MC2)
 def fused_mc2(scope: Scope):
     """enable_fused_mc2 outside the release's values, or together with hierarchy communication."""
-    if not since(scope, "v0.18.0"):
+    if not kit.since(scope, "v0.18.0"):
         return
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    where = kit.at_version(scope)
     found = _fused_mc2(scope)
     if found is not None:
         value, switch, span = found
         number = int(value) if isinstance(value, (bool, int)) else None
-        allowed = (0, 1) if since(scope, "v0.24.0rc1") else (0, 1, 2)
+        allowed = (0, 1) if kit.since(scope, "v0.24.0rc1") else (0, 1, 2)
         if number is None and isinstance(value, str):
-            yield Finding(FUSED_MC2, Text(en=f"{switch} is not an integer: {where} stops with ValueError when reading it",
-                                          zh=f"{switch} 不是整数：{where_zh} 读取时会以 ValueError 退出"),
+            yield Finding(FUSED_MC2, Text(en=f"{switch} is not an integer: {where.en} stops with ValueError when reading it",
+                                          zh=f"{switch} 不是整数：{where.zh} 读取时会以 ValueError 退出"),
                           span, Fix(Text(en="use 0 or 1", zh="使用 0 或 1")))
             return
         if number not in allowed:
@@ -223,9 +220,9 @@ def fused_mc2(scope: Scope):
             error = "'enable_fused_mc2 must be 0 or 1'"
             yield Finding(
                 FUSED_MC2,
-                Text(en=f"{switch}: {where} accepts {listed}"
+                Text(en=f"{switch}: {where.en} accepts {listed}"
                      + (f" and stops with AssertionError {error}" if strict else "; any other value selects no fused operator"),
-                     zh=f"{switch}：{where_zh} 只接受 {listed}"
+                     zh=f"{switch}：{where.zh} 只接受 {listed}"
                      + (f"，并会以 AssertionError {error} 退出" if strict else "；其他取值不会选用任何融合算子")),
                 span,
                 Fix(Text(en="use 1 (dispatch_ffn_combine / mega MoE) or 0" + ("" if strict else "; 2 = decode-node gmm combine"),
@@ -236,13 +233,13 @@ def fused_mc2(scope: Scope):
     config = scope.get("additional_config")
     if not config.get("enable_mc2_hierarchy_comm"):
         return
-    hier_span = key_span(scope.serve, "--additional-config", "enable_mc2_hierarchy_comm")
+    hier_span = kit.span_of(scope.serve, "--additional-config", "enable_mc2_hierarchy_comm")
     if found is not None and found[0]:
         error = "'fused mc2 op cannot be used with hierarchy communication'"
         yield Finding(
             FUSED_MC2,
-            Text(en=f"{found[1]} with enable_mc2_hierarchy_comm=true: {where} stops with ValueError {error}",
-                 zh=f"{found[1]} 与 enable_mc2_hierarchy_comm=true 同用：{where_zh} 会以 ValueError {error} 退出"),
+            Text(en=f"{found[1]} with enable_mc2_hierarchy_comm=true: {where.en} stops with ValueError {error}",
+                 zh=f"{found[1]} 与 enable_mc2_hierarchy_comm=true 同用：{where.zh} 会以 ValueError {error} 退出"),
             found[2],
             Fix(Text(en="set the fused MC2 switch to 0, or drop enable_mc2_hierarchy_comm",
                      zh="把融合 MC2 开关设为 0，或删除 enable_mc2_hierarchy_comm")),
@@ -297,7 +294,7 @@ REDUCE_SAMPLE = RuleMeta(
 
 def _reduce_sample_checked(scope: Scope) -> bool:
     tag = scope.get("version")
-    return tag == MAIN or (since(scope, "v0.23.0") and not since(scope, "v0.24.0rc1"))
+    return tag == MAIN or (kit.since(scope, "v0.23.0") and not kit.since(scope, "v0.24.0rc1"))
 
 
 @check(REDUCE_SAMPLE)
@@ -306,23 +303,23 @@ def reduce_sample(scope: Scope):
     config = scope.get("additional_config")
     if config.get("enable_reduce_sample") is not True or not _reduce_sample_checked(scope):
         return
-    span = key_span(scope.serve, "--additional-config", "enable_reduce_sample")
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    span = kit.span_of(scope.serve, "--additional-config", "enable_reduce_sample")
+    where = kit.at_version(scope)
     lmhead = config.get("finegrained_tp_config", {})
     lmhead = lmhead.get("lmhead_tensor_parallel_size", 0) if isinstance(lmhead, dict) else 0
     if isinstance(lmhead, int) and lmhead > 0:
         yield Finding(REDUCE_SAMPLE,
                       Text(en=f"enable_reduce_sample with finegrained_tp_config.lmhead_tensor_parallel_size {lmhead}: "
-                           f"{where} stops with ValueError (incompatible)",
+                           f"{where.en} stops with ValueError (incompatible)",
                            zh=f"enable_reduce_sample 与 finegrained_tp_config.lmhead_tensor_parallel_size {lmhead} 同用："
-                           f"{where_zh} 会以 ValueError 退出（二者不兼容）"),
+                           f"{where.zh} 会以 ValueError 退出（二者不兼容）"),
                       span,
                       Fix(Text(en="disable one of enable_reduce_sample and lmhead tensor parallel",
                                zh="在 enable_reduce_sample 与 lmhead 张量并行中关闭一个")))
     if scope.get("kv_role") == "kv_producer":
         yield Finding(REDUCE_SAMPLE,
-                      Text(en=f"enable_reduce_sample on a PD prefill node (kv_role kv_producer): {where} stops with ValueError",
-                           zh=f"在 PD 预填充节点（kv_role kv_producer）上开启 enable_reduce_sample：{where_zh} 会以 ValueError 退出"),
+                      Text(en=f"enable_reduce_sample on a PD prefill node (kv_role kv_producer): {where.en} stops with ValueError",
+                           zh=f"在 PD 预填充节点（kv_role kv_producer）上开启 enable_reduce_sample：{where.zh} 会以 ValueError 退出"),
                       span,
                       Fix(Text(en="drop enable_reduce_sample on prefill nodes", zh="在预填充节点上删除 enable_reduce_sample")))
 
@@ -359,22 +356,22 @@ KV_NZ = RuleMeta(
 @check(KV_NZ)
 def kv_nz(scope: Scope):
     """enable_kv_nz on a non-MLA model or off a kv_consumer."""
-    if scope.get("additional_config").get("enable_kv_nz") is not True or not since(scope, "v0.18.0"):
+    if scope.get("additional_config").get("enable_kv_nz") is not True or not kit.since(scope, "v0.18.0"):
         return
-    span = key_span(scope.serve, "--additional-config", "enable_kv_nz")
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    span = kit.span_of(scope.serve, "--additional-config", "enable_kv_nz")
+    where = kit.at_version(scope)
     mla = scope.known("mla_attention")
     if mla is not None and mla.value is False:
         error = "'enable_kv_nz is only supported for mla currently'"
-        yield Finding(KV_NZ, Text(en=f"enable_kv_nz on a GQA model: {where} stops with RuntimeError {error}",
-                                  zh=f"在 GQA 模型上开启 enable_kv_nz：{where_zh} 会以 RuntimeError {error} 退出"),
+        yield Finding(KV_NZ, Text(en=f"enable_kv_nz on a GQA model: {where.en} stops with RuntimeError {error}",
+                                  zh=f"在 GQA 模型上开启 enable_kv_nz：{where.zh} 会以 RuntimeError {error} 退出"),
                       span, Fix(Text(en="drop enable_kv_nz", zh="删除 enable_kv_nz")))
         return
     role = scope.get("kv_role")
     if role != "kv_consumer":
-        yield Finding(KV_NZ, Text(en=f"enable_kv_nz with {kv_role_phrase(role)}: {where} stops with NotImplementedError "
+        yield Finding(KV_NZ, Text(en=f"enable_kv_nz with {kit.kv_role_phrase(role).en}: {where.en} stops with NotImplementedError "
                                   "(PD decode nodes only)",
-                                  zh=f"enable_kv_nz 搭配{kv_role_phrase_zh(role)}：{where_zh} 会以 NotImplementedError 退出"
+                                  zh=f"enable_kv_nz 搭配{kit.kv_role_phrase(role).zh}：{where.zh} 会以 NotImplementedError 退出"
                                   "（仅支持 PD 解码节点）"),
                       span, Fix(Text(en="use enable_kv_nz only on kv_consumer instances",
                                      zh="只在 kv_consumer 实例上使用 enable_kv_nz")))

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import FULL_ONLY_MODES, key_span, since
-from qlint.rules.versions import at_release_zh, paired_vllm
 
 PIECEWISE_MODES = ("PIECEWISE", "FULL_AND_PIECEWISE")
 COMPILE_MODES = {1: "STOCK_TORCH_COMPILE", 2: "DYNAMO_TRACE_ONCE", "STOCK_TORCH_COMPILE": "STOCK_TORCH_COMPILE",
@@ -63,8 +61,8 @@ def compile_mode(scope: Scope):
     mode = mode.upper() if isinstance(mode, str) else mode
     graphs = config.get("cudagraph_mode")
     graphs = graphs.upper() if isinstance(graphs, str) else "FULL_AND_PIECEWISE"
-    span = key_span(scope.serve, "--compilation-config", "mode")
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    span = kit.span_of(scope.serve, "--compilation-config", "mode")
+    where = kit.at_version(scope)
     if mode in COMPILE_MODES:
         if scope.get("version") == MAIN:
             kept = graphs not in PIECEWISE_MODES
@@ -74,17 +72,17 @@ def compile_mode(scope: Scope):
             effect = Text(en="sets cudagraph_mode to NONE", zh="把 cudagraph_mode 设为 NONE")
         name = COMPILE_MODES[mode]
         yield Finding(COMPILE_MODE,
-                      Text(en=f"compilation mode {name} is not supported on NPU: {where} {effect.en}",
-                           zh=f"NPU 不支持编译模式 {name}：{where_zh} 会{effect.zh}"),
+                      Text(en=f"compilation mode {name} is not supported on NPU: {where.en} {effect.en}",
+                           zh=f"NPU 不支持编译模式 {name}：{where.zh} 会{effect.zh}"),
                       span,
                       Fix(Text(en="drop mode from --compilation-config (VLLM_COMPILE is the default)",
                                zh="从 --compilation-config 中删除 mode（默认即 VLLM_COMPILE）")))
     elif mode in NO_COMPILE and graphs in PIECEWISE_MODES and "cudagraph_mode" in config:
         yield Finding(COMPILE_MODE,
                       Text(en=f"cudagraph_mode {graphs} needs compilation mode VLLM_COMPILE; with mode 0 vLLM sets it to "
-                           f"NONE ({where} then runs eager)",
+                           f"NONE ({where.en} then runs eager)",
                            zh=f"cudagraph_mode {graphs} 需要编译模式 VLLM_COMPILE；mode 为 0 时 vLLM 会把它设为 NONE"
-                           f"（{where_zh} 随后以 eager 模式运行）"),
+                           f"（{where.zh} 随后以 eager 模式运行）"),
                       span,
                       Fix(Text(en='drop "mode": 0, or use cudagraph_mode FULL_DECODE_ONLY',
                                zh='删除 "mode": 0，或改用 cudagraph_mode FULL_DECODE_ONLY')))
@@ -128,27 +126,25 @@ def capture_max(scope: Scope):
     budget = scope.get("batched_tokens")
     kept = [size for size in sizes if size <= budget]
     largest = max(kept) if kept else 0
-    if limit == largest or not since(scope, "v0.17.0rc1"):
+    if limit == largest or not kit.since(scope, "v0.17.0rc1"):
         return
-    span = key_span(scope.serve, "--compilation-config", "max_cudagraph_capture_size")
-    option = scope.serve.opt("--compilation-config")
-    mapped = option.json is not None and "max_cudagraph_capture_size" in option.json.key_spans
+    span = kit.span_of(scope.serve, "--compilation-config", "max_cudagraph_capture_size")
     trimmed = len(kept) < len(sizes)
-    vllm = paired_vllm(scope, scope.get("version"))
+    vllm = kit.paired_vllm(scope, scope.get("version"))
     error = ("'customized max_cudagraph_capture_size ... should be consistent with the max value of "
              "cudagraph_capture_sizes'")
     yield Finding(
         CAPTURE_MAX,
         Text(en=f"max_cudagraph_capture_size {limit} differs from the largest capture size {largest}"
              + (f" (sizes above --max-num-batched-tokens {budget} are dropped first)" if trimmed else "")
-             + f": {at_version(scope)} (vLLM {vllm}) stops with ValueError {error}",
+             + f": {kit.at_version(scope).en} (vLLM {vllm}) stops with ValueError {error}",
              zh=f"max_cudagraph_capture_size {limit} 与最大的捕获尺寸 {largest} 不一致"
              + (f"（大于 --max-num-batched-tokens {budget} 的尺寸会先被去掉）" if trimmed else "")
-             + f"：{at_release_zh(scope)}（vLLM {vllm}）会以 ValueError {error} 退出"),
+             + f"：{kit.at_version(scope).zh}（vLLM {vllm}）会以 ValueError {error} 退出"),
         span,
         Fix(Text(en=f"set max_cudagraph_capture_size to {largest}, or drop it",
                  zh=f"把 max_cudagraph_capture_size 设为 {largest}，或删除它"),
-            [Edit(span, str(largest))] if mapped and largest else []),
+            kit.set_key(scope.serve, "--compilation-config", "max_cudagraph_capture_size", largest) if largest else []),
     )
 
 
@@ -189,29 +185,27 @@ CAPTURE_BUDGET = RuleMeta(
 def capture_budget(scope: Scope):
     """Explicit capture sizes larger than --max-num-batched-tokens (outside QL401's spec-decode case)."""
     sizes, mode = scope.get("capture_sizes"), scope.get("cudagraph_mode")
-    if not sizes or mode == "NONE" or (mode in FULL_ONLY_MODES + ("FULL_AND_PIECEWISE",) and scope.get("mtp_tokens") >= 1):
+    if not sizes or mode == "NONE" or (mode in kit.FULL_ONLY_MODES + ("FULL_AND_PIECEWISE",) and scope.get("mtp_tokens") >= 1):
         return
     budget = scope.get("batched_tokens")
     too_big = sorted({size for size in sizes if size > budget})
-    if not too_big or not since(scope, "v0.17.0rc1"):
+    if not too_big or not kit.since(scope, "v0.17.0rc1"):
         return
     kept = [size for size in sizes if size <= budget]
-    span = key_span(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
-    option = scope.serve.opt("--compilation-config")
-    mapped = option.json is not None and "cudagraph_capture_sizes" in option.json.key_spans
-    raw = option.value.raw if option.value is not None else ""
-    text = "[" + (", " if ", " in raw or len(kept) < 2 else ",").join(map(str, kept)) + "]"
-    vllm = paired_vllm(scope, scope.get("version"))
+    span = kit.span_of(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
+    edits = kit.set_key(scope.serve, "--compilation-config", "cudagraph_capture_sizes", kept) if kept else []
+    text = edits[0].text if edits else kit.sizes(kept)
+    vllm = kit.paired_vllm(scope, scope.get("version"))
     yield Finding(
         CAPTURE_BUDGET,
-        Text(en=f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: {at_version(scope)} "
+        Text(en=f"cudagraph_capture_sizes {too_big} exceed --max-num-batched-tokens {budget}: {kit.at_version(scope).en} "
              f"(vLLM {vllm}) drops them and " + (f"keeps {text}" if kept else "keeps none, so no graph is captured"),
-             zh=f"cudagraph_capture_sizes 中的 {too_big} 超过了 --max-num-batched-tokens {budget}：{at_release_zh(scope)}"
+             zh=f"cudagraph_capture_sizes 中的 {too_big} 超过了 --max-num-batched-tokens {budget}：{kit.at_version(scope).zh}"
              f"（vLLM {vllm}）会丢弃它们，" + (f"保留 {text}" if kept else "一个都不剩，因此不会捕获任何图")),
         span,
         Fix(Text(en=f"list only sizes up to {budget}" + (f": {text}" if kept else ""),
                  zh=f"只列出不超过 {budget} 的尺寸" + (f"：{text}" if kept else "")),
-            [Edit(span, text)] if mapped and kept else []),
+            edits),
     )
 
 
@@ -253,7 +247,7 @@ TP_ALIGNED = RuleMeta(
 def tp_aligned(scope: Scope):
     """enable_shared_expert_dp (EP, TP>1) or enable_dsa_cp (main) with capture sizes not multiples of TP."""
     config, tp, sizes = scope.get("additional_config"), scope.get("tp"), scope.get("capture_sizes")
-    if tp <= 1 or not sizes or scope.get("cudagraph_mode") == "NONE" or not since(scope, "v0.23.0rc1"):
+    if tp <= 1 or not sizes or scope.get("cudagraph_mode") == "NONE" or not kit.since(scope, "v0.23.0rc1"):
         return
     if config.get("enable_shared_expert_dp") is True and scope.get("expert_parallel"):
         switch = "enable_shared_expert_dp"
@@ -265,22 +259,22 @@ def tp_aligned(scope: Scope):
     dropped = [size for size in sizes if size % tp]
     if not dropped:
         return
-    span = key_span(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    span = kit.span_of(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
+    where = kit.at_version(scope)
     if not kept:
         yield Finding(TP_ALIGNED,
                       Text(en=f"{switch} with TP {tp}: no entry of cudagraph_capture_sizes {sizes} is a multiple of {tp}, "
-                           f"so {where} stops with AssertionError",
+                           f"so {where.en} stops with AssertionError",
                            zh=f"{switch} 且 TP 为 {tp}：cudagraph_capture_sizes {sizes} 中没有 {tp} 的整数倍，"
-                           f"{where_zh} 会以 AssertionError 退出"),
+                           f"{where.zh} 会以 AssertionError 退出"),
                       span,
                       Fix(Text(en=f"use capture sizes that are multiples of {tp}, e.g. [{tp}, {2 * tp}]",
                                zh=f"使用 {tp} 的整数倍作为捕获尺寸，例如 [{tp}, {2 * tp}]")))
         return
     yield Finding(TP_ALIGNED,
-                  Text(en=f"{switch} with TP {tp}: {where} drops capture sizes {dropped} (not multiples of {tp}) and "
+                  Text(en=f"{switch} with TP {tp}: {where.en} drops capture sizes {dropped} (not multiples of {tp}) and "
                        f"keeps {kept}",
-                       zh=f"{switch} 且 TP 为 {tp}：{where_zh} 会丢弃捕获尺寸 {dropped}（不是 {tp} 的整数倍），保留 {kept}"),
+                       zh=f"{switch} 且 TP 为 {tp}：{where.zh} 会丢弃捕获尺寸 {dropped}（不是 {tp} 的整数倍），保留 {kept}"),
                   span,
                   Fix(Text(en=f"list only multiples of {tp}: {kept}", zh=f"只列出 {tp} 的整数倍：{kept}")),
                   severity="warning")

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import env_text, int_option, since, value_span
-from qlint.rules.versions import at_release_zh
-
 
 PCP = RuleMeta(
     id="QL547",
@@ -57,7 +54,7 @@ def pcp(scope: Scope):
     """PCP > 1 with DP > 1 (v0.22.1rc1..v0.24.0rc1) or on the V1 model runner (v0.25.1rc1+);
     DCP > 1 with dynamic speculative decoding (main)."""
     serve = scope.serve
-    dcp = int_option(serve, "--decode-context-parallel-size")
+    dcp = kit.integer(serve, "--decode-context-parallel-size").value
     spec = scope.get("speculative") or {}
     if dcp is not None and dcp > 1 and spec.get("num_speculative_tokens_per_batch_size") \
             and scope.get("version") == MAIN:
@@ -66,33 +63,33 @@ def pcp(scope: Scope):
                            "(num_speculative_tokens_per_batch_size): main stops with ValueError",
                            zh=f"--decode-context-parallel-size {dcp} 与动态投机解码（num_speculative_tokens_per_batch_size）"
                            "同用：main 会以 ValueError 退出"),
-                      value_span(serve, "--decode-context-parallel-size"),
+                      kit.span_of(serve, "--decode-context-parallel-size"),
                       Fix(Text(en="use --decode-context-parallel-size 1, or drop num_speculative_tokens_per_batch_size",
                                zh="使用 --decode-context-parallel-size 1，或删除 num_speculative_tokens_per_batch_size")))
-    size = int_option(serve, "--prefill-context-parallel-size")
-    if size is None or size <= 1 or not since(scope, "v0.22.1rc1"):
+    size = kit.integer(serve, "--prefill-context-parallel-size").value
+    if size is None or size <= 1 or not kit.since(scope, "v0.22.1rc1"):
         return
-    span, dp = value_span(serve, "--prefill-context-parallel-size"), scope.get("dp")
-    where, where_zh = at_version(scope), at_release_zh(scope)
-    if not since(scope, "v0.25.1rc1"):
+    span, dp = kit.span_of(serve, "--prefill-context-parallel-size"), scope.get("dp")
+    where = kit.at_version(scope)
+    if not kit.since(scope, "v0.25.1rc1"):
         if dp > 1:
             yield Finding(PCP,
-                          Text(en=f"--prefill-context-parallel-size {size} with --data-parallel-size {dp}: {where} stops "
+                          Text(en=f"--prefill-context-parallel-size {size} with --data-parallel-size {dp}: {where.en} stops "
                                "with ValueError (PCP and DP cannot be enabled together)",
-                               zh=f"--prefill-context-parallel-size {size} 与 --data-parallel-size {dp} 同用：{where_zh} 会以 "
+                               zh=f"--prefill-context-parallel-size {size} 与 --data-parallel-size {dp} 同用：{where.zh} 会以 "
                                "ValueError 退出（PCP 与 DP 不能同时开启）"),
                           span,
                           Fix(Text(en="use --data-parallel-size 1 with PCP, or drop PCP",
                                    zh="使用 PCP 时设 --data-parallel-size 1，或不用 PCP")))
         return
-    runner = env_text(serve, "VLLM_USE_V2_MODEL_RUNNER")
+    runner = kit.env(serve, "VLLM_USE_V2_MODEL_RUNNER").value
     if runner is not None and runner.lower() in ("1", "true"):
         return
     explicit = runner is not None
     yield Finding(PCP,
-                  Text(en=f"--prefill-context-parallel-size {size}: {where} refuses PCP on the V1 model runner"
+                  Text(en=f"--prefill-context-parallel-size {size}: {where.en} refuses PCP on the V1 model runner"
                        + ("" if explicit else " (unless vLLM picks Model Runner V2 for this model)"),
-                       zh=f"--prefill-context-parallel-size {size}：{where_zh} 在 V1 模型运行器上拒绝 PCP"
+                       zh=f"--prefill-context-parallel-size {size}：{where.zh} 在 V1 模型运行器上拒绝 PCP"
                        + ("" if explicit else "（除非 vLLM 为该模型选用 Model Runner V2）")),
                   span,
                   Fix(Text(en="export VLLM_USE_V2_MODEL_RUNNER=1, or use --prefill-context-parallel-size 1",

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from qlint.knowledge.base import MAIN, KnowledgeBase, ModelMatch, parse_version
+from qlint.knowledge.base import ModelMatch
 from qlint.knowledge.images import parse_image
+from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
-from qlint.rules.plan import Option, ServeCommand
+from qlint.rules.plan import ServeCommand
 
 HARDWARE_BY_SUFFIX = {"-a3": "a3", "-310p": "310p", None: "a2"}
 
@@ -25,25 +26,23 @@ def _serve(scope: Scope) -> ServeCommand:
     return scope.serve
 
 
-def option_int(scope: Scope, name: str, default: Any) -> Known:
-    """An int option: its value, or ``default`` when absent. Unknown when symbolic/invalid."""
-    option = _serve(scope).opt(name)
-    if option is None or option.value is None:
-        return Known(default, f"default of {name}")
-    number = option.value.as_int()
+def _int_fact(scope: Scope, name: str, default: Any) -> Known:
+    """An int option as a fact: its value, or ``default`` when absent. Unknown when symbolic/invalid."""
+    serve = _serve(scope)
+    number, span = kit.integer(serve, name)
     if number is None:
-        raise Unknown(name)
-    return Known(number, f"{option.spelled} {number}", option.value.span)
+        return Known(default, f"default of {name}")
+    return Known(number, f"{serve.options[name].spelled} {number}", span)
 
 
-def option_json(scope: Scope, name: str) -> tuple[dict, Option] | None:
-    """A JSON option's object and the Option, None when absent; Unknown when unreadable."""
+def _json_fact(scope: Scope, name: str, absent: Any, absent_origin: str) -> Known:
+    """A JSON option's object as a fact (``absent`` when not given); Unknown when unreadable."""
     option = _serve(scope).opt(name)
     if option is None:
-        return None
+        return Known(absent, absent_origin)
     if option.json is None or not isinstance(option.json.data, dict):
         raise Unknown(name)
-    return option.json.data, option
+    return Known(option.json.data, name, option.span)
 
 
 # -- script facts -------------------------------------------------------------
@@ -157,10 +156,24 @@ def moe(scope: Scope):
     return scope.get("model").model.moe
 
 
-@fact("hybrid", requires=("model",))
+@fact("local_model")
+def local_model(scope: Scope):
+    """Metadata of the model directory's config.json (LocalModel), None when not a local directory."""
+    found = getattr(scope.serve, "local_model", None)
+    if found is None:
+        return Known(None, "model argument is not a readable local directory")
+    return Known(found, f"config.json of {found.path}")
+
+
+@fact("hybrid", requires=("local_model", "model"))
 def hybrid(scope: Scope):
-    """True for hybrid GDN + full-attention models (Qwen3.5/3.6, Qwen3-Next)."""
-    return scope.get("model").model.hybrid
+    """True for hybrid GDN + full-attention models (Qwen3.5/3.6, Qwen3-Next): the layer layout
+    in a local directory's config.json first, else the knowledge."""
+    local = scope.get("local_model")
+    if local is not None and local.full_attention_layers is not None:
+        return Known(local.hybrid, f"layer layout in config.json of {local.name}")
+    match = scope.get("model")
+    return Known(match.model.hybrid, f"knowledge of {match.model.id}")
 
 
 # -- serve facts: parallelism -------------------------------------------------
@@ -168,13 +181,13 @@ def hybrid(scope: Scope):
 @fact("tp")
 def tp(scope: Scope):
     """Tensor-parallel size (default 1)."""
-    return option_int(scope, "--tensor-parallel-size", 1)
+    return _int_fact(scope, "--tensor-parallel-size", 1)
 
 
 @fact("dp")
 def dp(scope: Scope):
     """Data-parallel size over all nodes (default 1)."""
-    return option_int(scope, "--data-parallel-size", 1)
+    return _int_fact(scope, "--data-parallel-size", 1)
 
 
 @fact("dp_local", requires=("dp",))
@@ -182,7 +195,7 @@ def dp_local(scope: Scope):
     """DP ranks on this node: --data-parallel-size-local, 1 for an external DP rank, else DP."""
     serve = _serve(scope)
     if serve.opt("--data-parallel-size-local") is not None:
-        local = option_int(scope, "--data-parallel-size-local", None)
+        local = _int_fact(scope, "--data-parallel-size-local", None)
         if local.value is None:  # the flag without a value: nothing to count with
             raise Unknown("dp_local")
         return local
@@ -194,7 +207,7 @@ def dp_local(scope: Scope):
 @fact("pp")
 def pp(scope: Scope):
     """Pipeline-parallel size (default 1)."""
-    return option_int(scope, "--pipeline-parallel-size", 1)
+    return _int_fact(scope, "--pipeline-parallel-size", 1)
 
 
 @fact("expert_parallel")
@@ -217,8 +230,7 @@ def ep_size(scope: Scope):
 @fact("additional_config")
 def additional_config(scope: Scope):
     """The --additional-config object ({} when absent)."""
-    found = option_json(scope, "--additional-config")
-    return Known({}, "absent") if found is None else Known(found[0], "--additional-config", found[1].span)
+    return _json_fact(scope, "--additional-config", {}, "absent")
 
 
 @fact("moe_tp", requires=("additional_config",))
@@ -262,26 +274,25 @@ def container_devices(scope: Scope):
 @fact("max_model_len")
 def max_model_len(scope: Scope):
     """--max-model-len in tokens (None: the model's own maximum)."""
-    return option_int(scope, "--max-model-len", None)
+    return _int_fact(scope, "--max-model-len", None)
 
 
 @fact("max_num_seqs")
 def max_num_seqs(scope: Scope):
     """--max-num-seqs per DP group (vLLM default on NPU: 256)."""
-    return option_int(scope, "--max-num-seqs", 256)
+    return _int_fact(scope, "--max-num-seqs", 256)
 
 
 @fact("max_num_batched_tokens")
 def max_num_batched_tokens(scope: Scope):
     """--max-num-batched-tokens (vLLM default on NPU: 2048 with chunked prefill)."""
-    return option_int(scope, "--max-num-batched-tokens", None)
+    return _int_fact(scope, "--max-num-batched-tokens", None)
 
 
 @fact("speculative")
 def speculative(scope: Scope):
     """The --speculative-config object, or None."""
-    found = option_json(scope, "--speculative-config")
-    return Known(None, "no speculative decoding") if found is None else Known(found[0], "--speculative-config", found[1].span)
+    return _json_fact(scope, "--speculative-config", None, "no speculative decoding")
 
 
 @fact("mtp_tokens", requires=("speculative",))
@@ -299,8 +310,7 @@ def mtp_tokens(scope: Scope):
 @fact("compilation")
 def compilation(scope: Scope):
     """The --compilation-config object ({} when absent)."""
-    found = option_json(scope, "--compilation-config")
-    return Known({}, "absent") if found is None else Known(found[0], "--compilation-config", found[1].span)
+    return _json_fact(scope, "--compilation-config", {}, "absent")
 
 
 @fact("enforce_eager")
@@ -338,8 +348,7 @@ def capture_sizes(scope: Scope):
 @fact("kv_transfer")
 def kv_transfer(scope: Scope):
     """The --kv-transfer-config object, or None (not a PD deployment)."""
-    found = option_json(scope, "--kv-transfer-config")
-    return Known(None, "no kv transfer") if found is None else Known(found[0], "--kv-transfer-config", found[1].span)
+    return _json_fact(scope, "--kv-transfer-config", None, "no kv transfer")
 
 
 @fact("kv_role", requires=("kv_transfer",))
@@ -362,18 +371,16 @@ def prefix_caching(scope: Scope):
 def flashcomm1(scope: Scope):
     """True when FlashComm1 is switched on (additional-config wins over the env var;
     both ignored on main). Sources: ``vllm_ascend_facts.md section 2.2``, ``section 7``."""
-    if scope.get("version") == MAIN:
+    if kit.is_main(scope):
         return Known(False, "FlashComm1 removed on main")
     config = scope.get("additional_config")
     # the additional-config key is read from v0.20.2rc1 on (vllm_ascend_facts.md section 2.2)
-    if "enable_flashcomm1" in config and parse_version(scope.get("version")) >= parse_version("v0.20.2rc1"):
+    if "enable_flashcomm1" in config and kit.since(scope, "v0.20.2rc1"):
         return Known(bool(config["enable_flashcomm1"]), "additional-config enable_flashcomm1")
-    setting = _serve(scope).env.get("VLLM_ASCEND_ENABLE_FLASHCOMM1")
-    if setting is None or setting.value is None:
+    text, span = kit.env(_serve(scope), "VLLM_ASCEND_ENABLE_FLASHCOMM1")
+    if text is None:
         return Known(False, "not enabled")
-    if setting.value.text is None:
-        raise Unknown("flashcomm1")
-    return Known(setting.value.text.strip().lower() in ("1", "true"), "VLLM_ASCEND_ENABLE_FLASHCOMM1", setting.span)
+    return Known(text.lower() in ("1", "true"), "VLLM_ASCEND_ENABLE_FLASHCOMM1", span)
 
 
 @fact("dtype")
@@ -385,8 +392,3 @@ def dtype(scope: Scope):
     if option.value.text is None:
         raise Unknown("dtype")
     return Known(option.value.text.lower(), option.spelled, option.value.span)
-
-
-def version_at_least(kb: KnowledgeBase, tag: str, bound: str) -> bool:
-    """True when release ``tag`` is ``bound`` or later (``main`` is latest)."""
-    return parse_version(tag) >= parse_version(bound)

@@ -14,7 +14,8 @@ import re
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
 INVALID_JSON = RuleMeta(
@@ -150,7 +151,7 @@ def unknown_flag(scope: Scope):
             message += f"; did you mean {close[0]}?"
             message_zh += f"；是否想写 {close[0]}？"
             fix = Fix(Text(en=f"rename to {close[0]}", zh=f"改名为 {close[0]}"),
-                      [Edit(option.name_span, close[0] + option.spelled[len(written):])], "unsafe")
+                      kit.replace(option.name_span, close[0] + option.spelled[len(written):]), "unsafe")
         yield Finding(UNKNOWN_FLAG, Text(en=message, zh=message_zh), option.name_span, fix)
 
 
@@ -305,7 +306,7 @@ def bad_value(scope: Scope):
             value = option.json.get(key_spec.key, _MISSING)
             if value is _MISSING:
                 continue
-            span = option.json.key_spans.get(key_spec.key, option.value.span)
+            span = kit.span_of(scope.serve, option, key_spec.key)
             compare = value.upper() if key_spec.key == "cudagraph_mode" and isinstance(value, str) else value
             if key_spec.choices and isinstance(value, str) and compare not in key_spec.choices:
                 # speculative methods grow with every vLLM release: the list is vLLM 0.23.0's
@@ -353,7 +354,7 @@ def unknown_key(scope: Scope):
         known = {k.key: k for k in sub.keys}
         for dotted, _ in _walk_keys(option.json.data):
             parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
-            span = option.json.key_spans.get(dotted, option.span)
+            span = kit.span_of(scope.serve, option, dotted)
             spec = known.get(dotted)
             if spec is None:
                 if parent is not None and parent in known and known[parent].type in ("dict", "any"):

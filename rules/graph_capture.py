@@ -1,74 +1,19 @@
 """ACLGraph capture rules: capture sizes vs speculative decoding, --enforce-eager vs a
 graph mode, the draft model's eager switch, and FlashComm1's TP constraints.
 
-Also home of the capture-size arithmetic shared with ``scheduling`` (QL304):
-vLLM's default capture grid on Ascend and its spec-decode rounding
-(``vllm@v0.23.0:vllm/config/vllm.py L1661-1770``,
-``vllm@v0.23.0:vllm/config/compilation.py L1432-1518``,
-``vllm-ascend@v0.23.0:vllm_ascend/platform.py L207-241``).
+The capture-size arithmetic they share with ``scheduling`` (QL304) is ``qlint.rules.kit.capture``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, check, fact
 from qlint.rules.plan import Span
-
-FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
-ASCEND_DEFAULT_CAPTURE_CAP = 512  # tokens; Ascend drops vLLM's CUDA "x 2" (platform.py L207-241)
-NPU_DEFAULT_BATCHED_TOKENS = 2048  # vllm serve default when the NPU memory query fails (facts section 5)
-
-
-# -- capture-size arithmetic (mirrors vLLM / vllm-ascend) ---------------------
-
-def round_up(value: int, multiple: int) -> int:
-    """Smallest multiple of ``multiple`` that is >= ``value``."""
-    return -(-value // multiple) * multiple
-
-
-def default_capture_sizes(limit: int, batched_tokens: int) -> list[int]:
-    """vLLM's default capture list (token counts) for a maximum capture size ``limit``.
-
-    [1, 2, 4], multiples of 8 below 256, multiples of 16 from 256, all <= limit
-    (limit already clipped to ``batched_tokens``), plus ``batched_tokens`` itself
-    when it fits under the limit.
-    """
-    limit = min(limit, batched_tokens)
-    sizes = [size for size in (1, 2, 4) if size <= limit]
-    if limit >= 8:
-        sizes += list(range(8, min(limit + 1, 256), 8))
-    if limit >= 256:
-        sizes += list(range(256, limit + 1, 16))
-    if batched_tokens <= limit:
-        sizes.append(batched_tokens)
-    return sorted(set(sizes))
-
-
-def round_for_spec(sizes: list[int], multiple: int) -> list[int]:
-    """vLLM's rounding of capture sizes for FULL decode graphs with k+1 tokens per step.
-
-    Each size is rounded up to a multiple; results above the largest size are
-    dropped; if none is left but ``multiple`` itself fits, ``[multiple]``.
-    An empty result means vLLM raises ``ValueError("No valid cudagraph sizes ...")``.
-    """
-    if not sizes or multiple <= 1:
-        return list(sizes)
-    largest = max(sizes)
-    rounded = sorted({round_up(size, multiple) for size in sizes if round_up(size, multiple) <= largest})
-    if not rounded and multiple <= largest:
-        rounded = [multiple]
-    return rounded
-
-
-def format_sizes(sizes: list[int], spaced: bool = True) -> str:
-    """A capture list as JSON text: ``[2, 8]`` (or ``[2,8]`` when not ``spaced``)."""
-    return "[" + (", " if spaced else ",").join(str(size) for size in sizes) + "]"
-
 
 # -- facts ----------------------------------------------------------------------
 
@@ -228,37 +173,20 @@ FLASHCOMM1 = RuleMeta(
 )
 
 
-# -- helpers -------------------------------------------------------------------
-
-def _json_span(scope: Scope, flag: str, key: str) -> Span:
-    """The span of a JSON key's value, else the option's value, else the command."""
-    return scope.serve.key_span(flag, key)
-
-
-def _list_spaced(scope: Scope, key: str) -> bool:
-    """True when the script writes the list of ``key`` with ', ' separators (or has one item)."""
-    option = scope.serve.opt("--compilation-config")
-    raw = option.value.raw if option is not None and option.value is not None else ""
-    match = re.search(re.escape(key) + r'\W*\[([^\]]*)\]', raw or "")
-    if match is None or "," not in match.group(1):
-        return True
-    return ", " in match.group(1)
-
-
 # -- checks --------------------------------------------------------------------
 
 @check(SPEC_MULTIPLE, relations=(("divides", "mtp_tokens", "capture_sizes"),))
 def spec_multiple(scope: Scope):
     """Explicit capture sizes in a FULL decode mode with k > 0: report vLLM's rounding."""
     sizes, k = scope.get("capture_sizes"), scope.get("mtp_tokens")
-    if sizes is None or k < 1 or scope.get("cudagraph_mode") not in FULL_DECODE_MODES or not sizes:
+    if sizes is None or k < 1 or scope.get("cudagraph_mode") not in kit.FULL_DECODE_MODES or not sizes:
         return
     step = k + 1
     budget = scope.get("batched_tokens")
     kept = sorted({size for size in sizes if size <= budget})
     too_big = sorted({size for size in sizes if size > budget})
-    rounded = round_for_spec(kept, step)
-    span = _json_span(scope, "--compilation-config", "cudagraph_capture_sizes")
+    rounded = kit.round_for_spec(kept, step)
+    span = kit.span_of(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
     dropped = f"; sizes above --max-num-batched-tokens {budget} are dropped first ({', '.join(map(str, too_big))})" \
         if too_big else ""
     dropped_zh = f"；超过 --max-num-batched-tokens {budget} 的尺寸会先被丢弃（{', '.join(map(str, too_big))}）" \
@@ -267,38 +195,37 @@ def spec_multiple(scope: Scope):
         yield Finding(
             SPEC_MULTIPLE,
             Text(
-                en=f"cudagraph_capture_sizes {format_sizes(sizes)} leaves no size that is a multiple of "
+                en=f"cudagraph_capture_sizes {kit.sizes(sizes)} leaves no size that is a multiple of "
                 f"num_speculative_tokens + 1 = {k} + 1 = {step} after rounding{dropped}: vLLM stops with "
                 "ValueError 'No valid cudagraph sizes after rounding'",
-                zh=f"cudagraph_capture_sizes {format_sizes(sizes)} 取整后没有任何尺寸是 "
+                zh=f"cudagraph_capture_sizes {kit.sizes(sizes)} 取整后没有任何尺寸是 "
                 f"num_speculative_tokens + 1 = {k} + 1 = {step} 的倍数{dropped_zh}：vLLM 会报 "
                 "ValueError 'No valid cudagraph sizes after rounding' 并退出",
             ),
             span,
-            Fix(Text(en=f"use capture sizes that are multiples of {step}, e.g. {format_sizes([step, 2 * step])}",
-                     zh=f"使用 {step} 的倍数作为捕获尺寸，如 {format_sizes([step, 2 * step])}")),
+            Fix(Text(en=f"use capture sizes that are multiples of {step}, e.g. {kit.sizes([step, 2 * step])}",
+                     zh=f"使用 {step} 的倍数作为捕获尺寸，如 {kit.sizes([step, 2 * step])}")),
             severity="error",
         )
         return
     if rounded == sorted(set(sizes)):
         return
-    new_text = format_sizes(rounded, _list_spaced(scope, "cudagraph_capture_sizes"))
-    option = scope.serve.opt("--compilation-config")
-    mapped = option is not None and option.json is not None and "cudagraph_capture_sizes" in option.json.key_spans
+    edits = kit.set_key(scope.serve, "--compilation-config", "cudagraph_capture_sizes", rounded)
+    new_text = edits[0].text if edits else kit.sizes(rounded)
     yield Finding(
         SPEC_MULTIPLE,
         Text(
             en=f"with num_speculative_tokens {k} each decode step holds {step} tokens per request, so vLLM rounds "
-            f"cudagraph_capture_sizes {format_sizes(sizes)} to {format_sizes(rounded)} (multiples of {step}, "
+            f"cudagraph_capture_sizes {kit.sizes(sizes)} to {kit.sizes(rounded)} (multiples of {step}, "
             f"none above the largest){dropped}",
             zh=f"num_speculative_tokens 为 {k} 时，每个请求的每个解码步包含 {step} 个 token，因此 vLLM 会把 "
-            f"cudagraph_capture_sizes {format_sizes(sizes)} 取整为 {format_sizes(rounded)}（{step} 的倍数，"
+            f"cudagraph_capture_sizes {kit.sizes(sizes)} 取整为 {kit.sizes(rounded)}（{step} 的倍数，"
             f"且不超过原列表的最大值）{dropped_zh}",
         ),
         span,
         Fix(Text(en=f"write the sizes vLLM captures: {new_text} (n x (k+1))",
                  zh=f"直接写出 vLLM 实际捕获的尺寸：{new_text}（n x (k+1)）"),
-            [Edit(span, new_text)] if mapped else []),
+            edits),
     )
 
 
@@ -318,27 +245,10 @@ def eager_overrides(scope: Scope):
             zh=f"--enforce-eager 会强制 cudagraph_mode 为 NONE，因此 --compilation-config 中的 cudagraph_mode "
             f"{mode.upper()} 被忽略（vLLM 只打印一条警告）",
         ),
-        _json_span(scope, "--compilation-config", "cudagraph_mode"),
+        kit.span_of(scope.serve, "--compilation-config", "cudagraph_mode"),
         Fix(Text(en="drop --enforce-eager to run graphs, or drop cudagraph_mode to run eager",
                  zh="要运行图模式就去掉 --enforce-eager；要以 eager 模式运行就去掉 cudagraph_mode")),
     )
-
-
-def _insert_enforce_eager(scope: Scope) -> list[Edit]:
-    """An insertion of ``, "enforce_eager": true`` after the last top-level value, if placeable."""
-    option = scope.serve.opt("--speculative-config")
-    if option is None or option.json is None or option.value is None or "." in option.spelled:
-        return []
-    data = option.json.data
-    if not isinstance(data, dict) or not data:
-        return []
-    last = list(data)[-1]
-    span = option.json.key_spans.get(last)
-    raw = option.value.raw or ""
-    if span is None or not raw.startswith("'"):
-        return []  # inside double quotes the JSON is escaped and its spans are not mapped
-    text = ', "enforce_eager": true'
-    return [Edit(Span(span.end_line, span.end_column, span.end_line, span.end_column), text)]
 
 
 @check(DRAFT_EAGER)
@@ -349,7 +259,7 @@ def draft_eager(scope: Scope):
     if config is None or mode == "NONE" or "enforce_eager" in config:
         return
     option = scope.serve.opt("--speculative-config")
-    edits = _insert_enforce_eager(scope)
+    edits = kit.set_key(scope.serve, "--speculative-config", "enforce_eager", True)
     method_zh = f"{config['method']} " if "method" in config else ""
     yield Finding(
         DRAFT_EAGER,
@@ -370,7 +280,7 @@ def _flashcomm1_switch(scope: Scope) -> tuple[str, Span] | None:
     config = scope.get("additional_config")
     if "enable_flashcomm1" in config:
         return (f"additional-config enable_flashcomm1={json.dumps(config['enable_flashcomm1'])}",
-                _json_span(scope, "--additional-config", "enable_flashcomm1"))
+                kit.span_of(scope.serve, "--additional-config", "enable_flashcomm1"))
     setting = scope.serve.env.get("VLLM_ASCEND_ENABLE_FLASHCOMM1")
     if setting is not None:
         text = (setting.value.text or setting.value.raw) if setting.value is not None else ""
@@ -436,31 +346,31 @@ def flashcomm1(scope: Scope):
     dropped = [size for size in sizes if size % tp]
     if not dropped:
         return
-    sizes_span = _json_span(scope, "--compilation-config", "cudagraph_capture_sizes")
+    sizes_span = kit.span_of(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
     if not kept:
         yield Finding(
             FLASHCOMM1,
             Text(
-                en=f"with {where} and TP {tp}, no entry of cudagraph_capture_sizes {format_sizes(sizes)} is a multiple "
+                en=f"with {where} and TP {tp}, no entry of cudagraph_capture_sizes {kit.sizes(sizes)} is a multiple "
                 f"of {tp}: vllm-ascend {version} stops with AssertionError (capture sizes need multiples of tp_size)",
-                zh=f"在 {where} 且 TP 为 {tp} 时，cudagraph_capture_sizes {format_sizes(sizes)} 中没有任何一项是 "
+                zh=f"在 {where} 且 TP 为 {tp} 时，cudagraph_capture_sizes {kit.sizes(sizes)} 中没有任何一项是 "
                 f"{tp} 的倍数：vllm-ascend {version} 会报 AssertionError 并退出（捕获尺寸须为 tp_size 的倍数）",
             ),
             sizes_span,
-            Fix(Text(en=f"use capture sizes that are multiples of {tp}, e.g. {format_sizes([tp, 2 * tp])}",
-                     zh=f"使用 {tp} 的倍数作为捕获尺寸，如 {format_sizes([tp, 2 * tp])}")),
+            Fix(Text(en=f"use capture sizes that are multiples of {tp}, e.g. {kit.sizes([tp, 2 * tp])}",
+                     zh=f"使用 {tp} 的倍数作为捕获尺寸，如 {kit.sizes([tp, 2 * tp])}")),
         )
         return
     yield Finding(
         FLASHCOMM1,
         Text(
             en=f"with {where} and TP {tp}, vllm-ascend {version} drops the capture sizes that are not multiples of "
-            f"{tp}: {format_sizes(dropped)} (keeps {format_sizes(kept)}); those batches are padded to the next kept size",
+            f"{tp}: {kit.sizes(dropped)} (keeps {kit.sizes(kept)}); those batches are padded to the next kept size",
             zh=f"在 {where} 且 TP 为 {tp} 时，vllm-ascend {version} 会丢弃不是 {tp} 倍数的捕获尺寸："
-            f"{format_sizes(dropped)}（保留 {format_sizes(kept)}）；这些批次会被填充到下一个保留的尺寸",
+            f"{kit.sizes(dropped)}（保留 {kit.sizes(kept)}）；这些批次会被填充到下一个保留的尺寸",
         ),
         sizes_span,
-        Fix(Text(en=f"list only multiples of {tp}: {format_sizes(kept)}",
-                 zh=f"只列出 {tp} 的倍数：{format_sizes(kept)}")),
+        Fix(Text(en=f"list only multiples of {tp}: {kit.sizes(kept)}",
+                 zh=f"只列出 {tp} 的倍数：{kit.sizes(kept)}")),
         severity="warning",
     )

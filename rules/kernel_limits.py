@@ -12,12 +12,9 @@ Sources: ``vllm_ascend_facts.md section 4.1 and section 7 item 21``;
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import key_span, since
-from qlint.rules.versions import at_release_zh
-
 
 MEGA_MOE = RuleMeta(
     id="QL548",
@@ -51,13 +48,13 @@ MEGA_MOE = RuleMeta(
 def mega_moe(scope: Scope):
     """mega_moe_max_tokens <= 0 (non-integers are QL106's)."""
     value = scope.get("additional_config").get("mega_moe_max_tokens")
-    if not isinstance(value, int) or isinstance(value, bool) or value > 0 or not since(scope, "v0.23.0rc1"):
+    if not isinstance(value, int) or isinstance(value, bool) or value > 0 or not kit.since(scope, "v0.23.0rc1"):
         return
     error = "'mega_moe_max_tokens must be a positive integer'"
     yield Finding(MEGA_MOE,
-                  Text(en=f"mega_moe_max_tokens {value}: {at_version(scope)} stops with ValueError {error}",
-                       zh=f"mega_moe_max_tokens 为 {value}：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
-                  key_span(scope.serve, "--additional-config", "mega_moe_max_tokens"),
+                  Text(en=f"mega_moe_max_tokens {value}: {kit.at_version(scope).en} stops with ValueError {error}",
+                       zh=f"mega_moe_max_tokens 为 {value}：{kit.at_version(scope).zh} 会以 ValueError {error} 退出"),
+                  kit.span_of(scope.serve, "--additional-config", "mega_moe_max_tokens"),
                   Fix(Text(en="use a positive token count (or drop the key for the default)",
                            zh="使用正的 token 数（或删除该键以使用默认值）")))
 
@@ -93,14 +90,14 @@ MLA_310P = RuleMeta(
 @check(MLA_310P)
 def mla_310p(scope: Scope):
     """An MLA model served on 310P."""
-    if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not since(scope, "v0.15.0rc1"):
+    if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not kit.since(scope, "v0.15.0rc1"):
         return
     serve = scope.serve
     error = "'MLAAttention is not supported for 310P'"
     yield Finding(MLA_310P,
-                  Text(en=f"MLA attention model on Atlas 300I (310P): {at_version(scope)} stops with ValueError {error} "
+                  Text(en=f"MLA attention model on Atlas 300I (310P): {kit.at_version(scope).en} stops with ValueError {error} "
                        "when it allocates the KV cache",
-                       zh=f"在 Atlas 300I（310P）上运行 MLA 注意力模型：{at_release_zh(scope)} 在分配 KV 缓存时会以 ValueError "
+                       zh=f"在 Atlas 300I（310P）上运行 MLA 注意力模型：{kit.at_version(scope).zh} 在分配 KV 缓存时会以 ValueError "
                        f"{error} 退出"),
                   serve.model.span if serve.model is not None else serve.span,
                   Fix(Text(en="serve this model on Atlas A2/A3; 310P runs GQA models only",

@@ -21,11 +21,10 @@ from typing import Any
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Edit, Example, FactTrace, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
 from qlint.rules.plan import Span
-from qlint.rules.platform_310p import at_version, at_version_zh
-from qlint.rules.startup_common import drop
 
 # The facts a condition may name (the head of ``fact = "speculative.method"``). A rule may
 # only read facts it declares, so the vocabulary is explicit; a test checks every entry uses it.
@@ -372,7 +371,7 @@ def _fix(entry: Any, target: Any) -> Fix:
     if spec is not None and target is not None:
         kind, item = target[0], target[1]
         if spec.action == "drop" and kind in ("flag", "key"):
-            edits = drop(item)  # (an environment variable is not dropped: its export may set others too)
+            edits = kit.drop_option(item)  # (an environment variable is not dropped: its export may set others too)
         elif spec.action == "value":
             if kind == "key":
                 edits = [Edit(item.json.key_spans[target[2]], spec.value)]
@@ -428,9 +427,9 @@ def _report(scope: Scope, severity: str):
         finding = Finding(
             meta,
             Text(
-                en=f"known defect {entry.id} ({range_en}; linting {at_version(scope)}): {entry.symptom.en} "
+                en=f"known defect {entry.id} ({range_en}; linting {kit.at_version(scope).en}): {entry.symptom.en} "
                 f"[matched: {matched}]",
-                zh=f"已知缺陷 {entry.id}（{range_zh}；按 {at_version_zh(scope)} 检查）：{entry.symptom.zh}"
+                zh=f"已知缺陷 {entry.id}（{range_zh}；按 {kit.at_version(scope).zh} 检查）：{entry.symptom.zh}"
                 f"［匹配：{matched}］",
             ),
             span,

@@ -7,13 +7,10 @@ Sources: ``vllm_ascend_facts.md section 4.6`` (recompute scheduler and PD roles)
 
 from __future__ import annotations
 
-import json
-
-from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
-from qlint.rules.plan import Option
 
 PRODUCERS = ("kv_producer", "kv_both")
 CONSUMERS = ("kv_consumer", "kv_both")
@@ -34,10 +31,6 @@ D_EXAMPLE = (
 )
 
 
-def _at_least(tag: str, bound: str) -> bool:
-    return parse_version(tag) >= parse_version(bound)
-
-
 @fact("kv_engine_sizes", requires=("tp", "dp"))
 def kv_engine_sizes(scope: Scope):
     """The engine's TP and DP for comparing with kv_connector_extra_config (None when symbolic)."""
@@ -54,19 +47,6 @@ def mla_attention(scope: Scope):
     if model.family == "DeepSeek-V3":
         return Known(True, "DeepSeek-V3 family uses MLA")
     raise Unknown("mla_attention")
-
-
-def _kv_option(scope: Scope) -> Option:
-    return scope.serve.opt("--kv-transfer-config")
-
-
-def _key_span(option: Option, *paths: str):
-    """The span of the first dotted key found, else the option's value, else the option."""
-    if option.json is not None:
-        for path in paths:
-            if path in option.json.key_spans:
-                return option.json.key_spans[path]
-    return option.value.span if option.value is not None else option.span
 
 
 def _block(config: dict, name: str):
@@ -117,8 +97,7 @@ def size_mismatch(scope: Scope):
     if config is None:
         return
     sizes = scope.get("kv_engine_sizes")
-    checked = _at_least(scope.get("version"), CHECK_SINCE)
-    option = _kv_option(scope)
+    checked = kit.since(scope, CHECK_SINCE)
     for block_name, roles in BLOCK_OF_ROLE.items():
         block = _block(config, block_name)
         if role not in roles or block is None:
@@ -139,7 +118,7 @@ def size_mismatch(scope: Scope):
             else:
                 effect = "the connector then pairs ranks for a layout this instance does not have"
                 effect_zh = "连接器会按本实例并不具备的布局来配对 rank"
-            span = _key_span(option, path)
+            span = kit.span_of(scope.serve, "--kv-transfer-config", path)
             yield Finding(
                 SIZE_MISMATCH,
                 Text(
@@ -151,7 +130,7 @@ def size_mismatch(scope: Scope):
                 span,
                 Fix(Text(en=f"set {block_name}.{key} to {actual} (or run the {instance} instance with {flag} {given})",
                          zh=f"将 {block_name}.{key} 设为 {actual}（或以 {flag} {given} 运行该{instance_zh}实例）"),
-                    [Edit(span, str(actual))]),
+                    kit.set_key(scope.serve, "--kv-transfer-config", path, actual)),
             )
 
 
@@ -186,7 +165,6 @@ def role_missing(scope: Scope):
     config = scope.get("kv_transfer")
     if config is None or config.get("kv_connector") is None or config.get("kv_role") is not None:
         return
-    option = _kv_option(scope)
     yield Finding(
         ROLE_MISSING,
         Text(
@@ -195,7 +173,7 @@ def role_missing(scope: Scope):
             zh=f"设置了 kv_connector {config['kv_connector']} 却没有设置 kv_role；vLLM 会报错退出：\"Please specify "
             "kv_role when kv_connector is set\"",
         ),
-        _key_span(option, "kv_connector"),
+        kit.span_of(scope.serve, "--kv-transfer-config", "kv_connector"),
         Fix(Text(en="add \"kv_role\": \"kv_producer\" on prefill instances or \"kv_consumer\" on decode instances",
                  zh="在预填充实例上添加 \"kv_role\": \"kv_producer\"，在解码实例上添加 \"kv_role\": \"kv_consumer\"")),
     )
@@ -239,7 +217,7 @@ SIZES_MISSING = RuleMeta(
 )
 
 
-def _asserts_sizes(config: dict, version: str) -> bool:
+def _asserts_sizes(scope: Scope, config: dict) -> bool:
     connector = config.get("kv_connector")
     module = str(config.get("kv_connector_module_path") or "")
     if connector in ASSERTING:
@@ -247,21 +225,23 @@ def _asserts_sizes(config: dict, version: str) -> bool:
     if connector == "MooncakeConnector" and module.rsplit(".", 1)[-1] in ("mooncake_connector",
                                                                            "mooncake_hybrid_connector"):
         return True
-    return connector == "MooncakeLayerwiseConnector" and not _at_least(version, LAYERWISE_ASSERT_UNTIL)
+    return connector == "MooncakeLayerwiseConnector" and kit.before(scope, LAYERWISE_ASSERT_UNTIL)
 
 
 @check(SIZES_MISSING)
 def sizes_missing(scope: Scope):
     config = scope.get("kv_transfer")
-    if config is None or not _asserts_sizes(config, scope.get("version")):
+    if config is None or not _asserts_sizes(scope, config):
         return
     missing = [f"{name}.{key}" for name in ("prefill", "decode") for key in ("tp_size", "dp_size")
                if key not in (_block(config, name) or {})]
     if not missing:
         return
-    option = _kv_option(scope)
     first_block = missing[0].split(".")[0]
-    span = _key_span(option, f"kv_connector_extra_config.{first_block}", "kv_connector_extra_config")
+    serve = scope.serve
+    block_key = f"kv_connector_extra_config.{first_block}"
+    span = kit.span_of(serve, "--kv-transfer-config",
+                       block_key if kit.key_mapped(serve, "--kv-transfer-config", block_key) else "kv_connector_extra_config")
     yield Finding(
         SIZES_MISSING,
         Text(
@@ -325,7 +305,7 @@ def tp_ratio(scope: Scope):
     engine_tp = scope.get("kv_engine_sizes")["tp"]
     if own is not None and engine_tp is not None and own != engine_tp:
         return  # this instance's own block disagrees with its TP: QL601 reports that first
-    option = _kv_option(scope)
+    decode_key = "kv_connector_extra_config.decode.tp_size"
     divisors = ", ".join(str(d) for d in range(1, prefill + 1) if prefill % d == 0)
     yield Finding(
         TP_RATIO,
@@ -335,7 +315,8 @@ def tp_ratio(scope: Scope):
             zh=f"prefill.tp_size {prefill} 不是 decode.tp_size {decode} 的整数倍；对非 MLA 模型，vllm-ascend 会断言 "
             "\"Prefill TP size must be divisible by Decode TP size.\"",
         ),
-        _key_span(option, "kv_connector_extra_config.decode.tp_size", "kv_connector_extra_config.prefill.tp_size"),
+        kit.span_of(scope.serve, "--kv-transfer-config", decode_key if kit.key_mapped(
+            scope.serve, "--kv-transfer-config", decode_key) else "kv_connector_extra_config.prefill.tp_size"),
         Fix(Text(en=f"make the prefill TP a multiple of the decode TP (decode TP must divide prefill TP {prefill}: "
                  f"{divisors})",
                  zh=f"让预填充 TP 成为解码 TP 的整数倍（解码 TP 必须能整除预填充 TP {prefill}：{divisors}）"),
@@ -395,47 +376,25 @@ RECOMPUTE = RuleMeta(
 )
 
 
-def _recompute_key(config: dict, version: str) -> str | None:
+def _recompute_key(scope: Scope, config: dict) -> str | None:
     """The dotted additional-config key that decides recompute_scheduler_enable, if it is on."""
     nested = config.get("scheduler_config")
-    if _at_least(version, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) \
+    if kit.since(scope, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) \
             and "recompute_scheduler_enable" in nested:
         return "scheduler_config.recompute_scheduler_enable" if nested["recompute_scheduler_enable"] is True else None
     return "recompute_scheduler_enable" if config.get("recompute_scheduler_enable") is True else None
 
 
-def _without_key(option: Option, dotted: str) -> list[Edit]:
-    """Edits that drop one key from a single-quoted JSON option (whole option when it empties)."""
-    value = option.value
-    if value is None or value.symbols or option.json is None or "." in option.spelled:
-        return []
-    if not (value.raw.startswith("'") and value.raw.endswith("'")):
-        return []
-    data = json.loads(json.dumps(option.json.data))
-    parts = dotted.split(".")
-    holder = data
-    for part in parts[:-1]:
-        holder = holder[part]
-    holder.pop(parts[-1], None)
-    if len(parts) == 2 and not data[parts[0]]:
-        data.pop(parts[0])
-    if not data:
-        return [Edit(option.span, "")]
-    text = json.dumps(data, ensure_ascii=False)
-    return [] if "'" in text else [Edit(value.span, f"'{text}'")]
-
-
 @check(RECOMPUTE)
 def recompute_placement(scope: Scope):
     version = scope.get("version")
-    key = _recompute_key(scope.get("additional_config"), version)
+    key = _recompute_key(scope, scope.get("additional_config"))
     if key is None:
         return
-    option = scope.serve.opt("--additional-config")
-    span = _key_span(option, key)
+    span = kit.span_of(scope.serve, "--additional-config", key)
     config, role = scope.get("kv_transfer"), scope.get("kv_role")
     if role == "kv_producer":
-        if not _at_least(version, P_IGNORED_SINCE):
+        if not kit.since(scope, P_IGNORED_SINCE):
             return
         yield Finding(
             RECOMPUTE,
@@ -449,11 +408,11 @@ def recompute_placement(scope: Scope):
             span,
             Fix(Text(en=f"remove {key} from this prefill instance's --additional-config",
                      zh=f"从该预填充实例的 --additional-config 中删除 {key}"),
-                _without_key(option, key)),
+                kit.drop_key(scope.serve, "--additional-config", key)),
             severity="warning",
         )
-    elif role not in ("kv_consumer", "kv_producer") and _at_least(version, MIXED_ERROR_SINCE):
-        p_ignored = _at_least(version, P_IGNORED_SINCE)
+    elif role not in ("kv_consumer", "kv_producer") and kit.since(scope, MIXED_ERROR_SINCE):
+        p_ignored = kit.since(scope, P_IGNORED_SINCE)
         where = "without --kv-transfer-config" if config is None else f"with kv_role {role}"
         where_zh = "未设置 --kv-transfer-config 时" if config is None else f"kv_role 为 {role} 时"
         quoted = (f"\"recompute_scheduler_enable can only be "
@@ -470,5 +429,5 @@ def recompute_placement(scope: Scope):
             span,
             Fix(Text(en=f"remove {key}, or run this instance as a PD decode node (kv_role kv_consumer)",
                      zh=f"删除 {key}，或将本实例作为 PD 解码节点运行（kv_role kv_consumer）"),
-                _without_key(option, key), safety="unsafe"),
+                kit.drop_key(scope.serve, "--additional-config", key), safety="unsafe"),
         )

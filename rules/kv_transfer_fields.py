@@ -15,19 +15,16 @@ import difflib
 import json
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import key_span, since
-from qlint.rules.versions import at_release_zh
-
 
 LOAD_FAILURE = RuleMeta(
     id="QL531",
     name="kv-load-failure-recompute-hybrid",
     groups=("kv-transfer", "pd"),
     severity="error",
-    requires=("kv_transfer", "is_hybrid", "version"),
+    requires=("kv_transfer", "hybrid", "version"),
     title=Text(en="kv_load_failure_policy recompute on a hybrid model",
                zh="混合模型使用 kv_load_failure_policy recompute"),
     why=Text(
@@ -59,24 +56,22 @@ LOAD_FAILURE = RuleMeta(
 def load_failure(scope: Scope):
     """kv_load_failure_policy recompute with a hybrid model."""
     config = scope.get("kv_transfer")
-    if not config or config.get("kv_load_failure_policy") != "recompute" or not scope.get("is_hybrid"):
+    if not config or config.get("kv_load_failure_policy") != "recompute" or not scope.get("hybrid"):
         return
-    if not since(scope, "v0.21.0rc1"):
+    if not kit.since(scope, "v0.21.0rc1"):
         return
-    span = key_span(scope.serve, "--kv-transfer-config", "kv_load_failure_policy")
-    option = scope.serve.opt("--kv-transfer-config")
-    mapped = option.json is not None and "kv_load_failure_policy" in option.json.key_spans
+    span = kit.span_of(scope.serve, "--kv-transfer-config", "kv_load_failure_policy")
     error = "'Hybrid models do not support recompute mode kv load failure policy now'"
     yield Finding(
         LOAD_FAILURE,
-        Text(en=f"kv_load_failure_policy \"recompute\" on a hybrid GDN model: {at_version(scope)} stops with "
+        Text(en=f"kv_load_failure_policy \"recompute\" on a hybrid GDN model: {kit.at_version(scope).en} stops with "
              f"AssertionError {error}",
-             zh=f"混合 GDN 模型使用 kv_load_failure_policy \"recompute\"：{at_release_zh(scope)} 会以 AssertionError "
+             zh=f"混合 GDN 模型使用 kv_load_failure_policy \"recompute\"：{kit.at_version(scope).zh} 会以 AssertionError "
              f"{error} 退出"),
         span,
         Fix(Text(en='use "kv_load_failure_policy": "fail" (vLLM\'s default)',
                  zh='使用 "kv_load_failure_policy": "fail"（vLLM 的默认值）'),
-            [Edit(span, '"fail"')] if mapped else []),
+            kit.set_key(scope.serve, "--kv-transfer-config", "kv_load_failure_policy", "fail")),
     )
 
 
@@ -115,9 +110,9 @@ KV_OVERWRITTEN = RuleMeta(
 def kv_overwritten(scope: Scope):
     """engine_id, kv_buffer_size != 1e9, enable_permute_local_kv=true in --kv-transfer-config."""
     config = scope.get("kv_transfer")
-    if not config or not since(scope, "v0.13.0"):
+    if not config or not kit.since(scope, "v0.13.0"):
         return
-    serve, where, where_zh = scope.serve, at_version(scope), at_release_zh(scope)
+    serve, where, where_zh = scope.serve, kit.at_version(scope).en, kit.at_version(scope).zh
     if config.get("engine_id") is not None:
         engine = json.dumps(config["engine_id"])
         yield Finding(
@@ -125,23 +120,23 @@ def kv_overwritten(scope: Scope):
             Text(en=f"engine_id {engine}: {where} appends a random suffix to it, so it need not be unique and can be "
                  "left out",
                  zh=f"engine_id {engine}：{where_zh} 会为它追加随机后缀，因此无需保证唯一，可以不写"),
-            key_span(serve, "--kv-transfer-config", "engine_id"),
+            kit.span_of(serve, "--kv-transfer-config", "engine_id"),
             Fix(Text(en="drop engine_id from --kv-transfer-config", zh="从 --kv-transfer-config 中删除 engine_id")),
         )
-    if not since(scope, "v0.21.0rc1"):
+    if not kit.since(scope, "v0.21.0rc1"):
         return
     size = config.get("kv_buffer_size")
     if isinstance(size, (int, float)) and not isinstance(size, bool) and size != 1e9:
         yield Finding(KV_OVERWRITTEN,
                       Text(en=f"kv_buffer_size {size:g}: {where} resets it to 1e9 (it only sizes GPU connector buffers)",
                            zh=f"kv_buffer_size {size:g}：{where_zh} 会把它重置为 1e9（它只决定 GPU 连接器的缓冲区大小）"),
-                      key_span(serve, "--kv-transfer-config", "kv_buffer_size"),
+                      kit.span_of(serve, "--kv-transfer-config", "kv_buffer_size"),
                       Fix(Text(en="drop kv_buffer_size", zh="删除 kv_buffer_size")))
     if config.get("enable_permute_local_kv") is True:
         yield Finding(KV_OVERWRITTEN,
                       Text(en=f"enable_permute_local_kv true: {where} resets it to false",
                            zh=f"enable_permute_local_kv 为 true：{where_zh} 会把它重置为 false"),
-                      key_span(serve, "--kv-transfer-config", "enable_permute_local_kv"),
+                      kit.span_of(serve, "--kv-transfer-config", "enable_permute_local_kv"),
                       Fix(Text(en="drop enable_permute_local_kv", zh="删除 enable_permute_local_kv")))
 
 
@@ -194,27 +189,25 @@ UNKNOWN_CONNECTOR = RuleMeta(
 def unknown_connector(scope: Scope):
     """A kv_connector name outside the vLLM and vllm-ascend registries (no module path)."""
     config = scope.get("kv_transfer")
-    if not config or config.get("kv_connector_module_path") or not since(scope, "v0.17.0rc1"):
+    if not config or config.get("kv_connector_module_path") or not kit.since(scope, "v0.17.0rc1"):
         return
     name = config.get("kv_connector")
     known = VLLM_CONNECTORS + ASCEND_CONNECTORS
     if not isinstance(name, str) or name in known:
         return
-    span = key_span(scope.serve, "--kv-transfer-config", "kv_connector")
+    span = kit.span_of(scope.serve, "--kv-transfer-config", "kv_connector")
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
     lowered = [k for k in known if k.lower() == name.lower()]
     suggestion = (lowered or close or [None])[0]
-    option = scope.serve.opt("--kv-transfer-config")
-    mapped = option.json is not None and "kv_connector" in option.json.key_spans
     error = "'Unsupported connector type'"
     yield Finding(
         UNKNOWN_CONNECTOR,
-        Text(en=f"kv_connector {json.dumps(name)} is not a registered connector: {at_version(scope)} stops with "
+        Text(en=f"kv_connector {json.dumps(name)} is not a registered connector: {kit.at_version(scope).en} stops with "
              f"ValueError {error}" + (f"; did you mean {suggestion}?" if suggestion else ""),
-             zh=f"kv_connector {json.dumps(name)} 不是已注册的连接器：{at_release_zh(scope)} 会以 ValueError {error} 退出"
+             zh=f"kv_connector {json.dumps(name)} 不是已注册的连接器：{kit.at_version(scope).zh} 会以 ValueError {error} 退出"
              + (f"；是否想写 {suggestion}？" if suggestion else "")),
         span,
         Fix(Text(en=f"use {suggestion}" if suggestion else "use a registered connector such as MooncakeConnectorV1",
                  zh=f"改用 {suggestion}" if suggestion else "改用已注册的连接器，例如 MooncakeConnectorV1"),
-            [Edit(span, json.dumps(suggestion))] if suggestion and mapped else [], "unsafe"),
+            kit.set_key(scope.serve, "--kv-transfer-config", "kv_connector", suggestion) if suggestion else [], "unsafe"),
     )

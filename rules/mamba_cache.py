@@ -9,12 +9,9 @@ L337-393``, ``vllm@v0.17.0:vllm/model_executor/models/config.py L395-417``,
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import drop, since
-from qlint.rules.versions import at_release_zh
-
 
 MAMBA_MODE = RuleMeta(
     id="QL546",
@@ -62,29 +59,29 @@ MAMBA_MODE = RuleMeta(
 def mamba_mode(scope: Scope):
     """align without chunked prefill; a mode without prefix caching; 'all' falling back to 'align'."""
     model = scope.get("model").model
-    if not model.hybrid or not model.family.startswith("Qwen") or not since(scope, "v0.17.0rc1"):
+    if not model.hybrid or not model.family.startswith("Qwen") or not kit.since(scope, "v0.17.0rc1"):
         return
     prefix, mode, serve = scope.get("prefix_caching"), scope.get("mamba_cache_mode"), scope.serve
-    if prefix is None and since(scope, "v0.23.0rc1"):
+    if prefix is None and kit.since(scope, "v0.23.0rc1"):
         prefix = False
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    where = kit.at_version(scope)
     if prefix is True and not scope.get("chunked_prefill_flag"):
         error = "'Chunked prefill is required for mamba cache mode 'align''"
         yield Finding(MAMBA_MODE,
                       Text(en=f"prefix caching on {model.id} uses mamba cache mode 'align', which asserts chunked prefill; "
-                           f"with --no-enable-chunked-prefill {where} stops with AssertionError {error}",
+                           f"with --no-enable-chunked-prefill {where.en} stops with AssertionError {error}",
                            zh=f"{model.id} 开启前缀缓存时使用 mamba 缓存模式 align，它断言分块预填充已开启；加上 "
-                           f"--no-enable-chunked-prefill 后 {where_zh} 会以 AssertionError {error} 退出"),
+                           f"--no-enable-chunked-prefill 后 {where.zh} 会以 AssertionError {error} 退出"),
                       serve.opt("--enable-chunked-prefill").span,
                       Fix(Text(en="drop --no-enable-chunked-prefill", zh="删除 --no-enable-chunked-prefill")))
     elif prefix is False and mode in ("all", "align"):
         option = serve.opt("--mamba-cache-mode")
         yield Finding(MAMBA_MODE,
                       Text(en=f"--mamba-cache-mode {mode} without prefix caching on {model.id}: vLLM resets it to 'none' "
-                           f"({where})",
-                           zh=f"{model.id} 未开启前缀缓存却设置了 --mamba-cache-mode {mode}：vLLM 会把它重置为 none（{where_zh}）"),
+                           f"({where.en})",
+                           zh=f"{model.id} 未开启前缀缓存却设置了 --mamba-cache-mode {mode}：vLLM 会把它重置为 none（{where.zh}）"),
                       option.span,
-                      Fix(Text(en="drop --mamba-cache-mode", zh="删除 --mamba-cache-mode"), drop(option)),
+                      Fix(Text(en="drop --mamba-cache-mode", zh="删除 --mamba-cache-mode"), kit.drop_option(option)),
                       severity="warning")
     elif prefix is True and mode == "all":
         spec = scope.get("speculative") or {}
@@ -93,10 +90,10 @@ def mamba_mode(scope: Scope):
         option = serve.opt("--mamba-cache-mode")
         yield Finding(MAMBA_MODE,
                       Text(en=f"--mamba-cache-mode all on {model.id}: the model has no 'all'-mode support, so vLLM falls "
-                           f"back to 'align' with a warning ({where})",
+                           f"back to 'align' with a warning ({where.en})",
                            zh=f"{model.id} 设置了 --mamba-cache-mode all：该模型不支持 all 模式，vLLM 会打印警告并退回 align"
-                           f"（{where_zh}）"),
+                           f"（{where.zh}）"),
                       option.value.span,
                       Fix(Text(en="write --mamba-cache-mode align", zh="改写为 --mamba-cache-mode align"),
-                          [Edit(option.value.span, "align")]),
+                          kit.set_value(serve, "--mamba-cache-mode", "align")),
                       severity="info")

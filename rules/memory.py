@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
-from qlint.rules.facts import option_int
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 from qlint.rules.local_model import Arch, LocalModel
 
@@ -36,15 +36,6 @@ def _local(scope: Scope) -> LocalModel | None:
 
 
 # -- facts: model metadata ------------------------------------------------------
-
-@fact("local_model")
-def local_model(scope: Scope):
-    """Metadata of the model directory's config.json (LocalModel), None when not a local directory."""
-    found = getattr(scope.serve, "local_model", None)
-    if found is None:
-        return Known(None, "model argument is not a readable local directory")
-    return Known(found, f"config.json of {found.path}")
-
 
 def _from_local_or_model(scope: Scope, name: str, local_field: str, model_field: str):
     local = _local(scope)
@@ -89,18 +80,6 @@ def model_label(scope: Scope):
         return match.value.model.id
     local = _local(scope)
     return local.name if local is not None else scope.get("model_ref")
-
-
-@fact("is_hybrid", requires=("local_model", "model"))
-def is_hybrid(scope: Scope):
-    """True for GDN hybrids: config.json layer layout first, else the knowledge."""
-    local = _local(scope)
-    if local is not None and local.full_attention_layers is not None:
-        return Known(local.hybrid, f"layer layout in config.json of {local.name}")
-    match = scope.known("model")
-    if match is None:
-        raise Unknown("is_hybrid")
-    return Known(match.value.model.hybrid, f"knowledge of {match.value.model.id}")
 
 
 @fact("architecture", requires=("local_model", "model"))
@@ -237,10 +216,10 @@ def kv_shards(scope: Scope):
     """How many ranks share one sequence's KV cache: decode x prefill context-parallel sizes.
     vLLM keeps only cdiv(max_model_len, dcp x pcp) tokens of a sequence per rank
     (vllm/v1/kv_cache_interface.py FullAttentionSpec.max_memory_usage_bytes; MLA inherits it)."""
-    dcp = option_int(scope, "--decode-context-parallel-size", 1)
-    pcp = option_int(scope, "--prefill-context-parallel-size", 1)
-    shards = max(1, dcp.value) * max(1, pcp.value)
-    return Known(shards, f"DCP {dcp.value} x PCP {pcp.value}" if shards > 1 else "no context parallel")
+    dcp = kit.integer(scope.serve, "--decode-context-parallel-size", 1).value
+    pcp = kit.integer(scope.serve, "--prefill-context-parallel-size", 1).value
+    shards = max(1, dcp) * max(1, pcp)
+    return Known(shards, f"DCP {dcp} x PCP {pcp}" if shards > 1 else "no context parallel")
 
 
 @fact("kv_need", requires=("architecture", "tp", "pp", "max_model_len", "context_limit", "max_num_seqs", "kv_shards",
@@ -395,7 +374,7 @@ MAMBA_BLOCKS = RuleMeta(
     name="hybrid-long-context-default-max-num-seqs",
     groups=("memory", "scheduling"),
     severity="warning",
-    requires=("is_hybrid", "max_model_len", "cudagraph_mode", "model_label", "tp", "pp"),
+    requires=("hybrid", "max_model_len", "cudagraph_mode", "model_label", "tp", "pp"),
     optional=("architecture", "weights_per_npu", "usable_hbm"),
     title=Text(en="Hybrid model with a long context keeps the default 256 --max-num-seqs",
                zh="长上下文的混合模型沿用默认的 256 个 --max-num-seqs"),
@@ -425,14 +404,6 @@ MAMBA_BLOCKS = RuleMeta(
 FULL_GRAPH_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
-def _span(scope: Scope, *flags: str):
-    for flag in flags:
-        option = scope.serve.opt(flag)
-        if option is not None:
-            return option.value.span if option.value is not None else option.span
-    return scope.serve.model.span if scope.serve.model is not None else scope.serve.span
-
-
 @check(WEIGHTS_FIT)
 def weights_fit(scope: Scope):
     """Weights per NPU above HBM x --gpu-memory-utilization."""
@@ -453,7 +424,7 @@ def weights_fit(scope: Scope):
             zh=f"仅 {scope.get('model_label')} 的权重每张 NPU 就需要约 {per_npu:.1f} GB（{_formula_zh(formula)}），"
             f"超过了 {memory.text_zh()}{tail_zh}",
         ),
-        _span(scope, "--tensor-parallel-size", "--gpu-memory-utilization"),
+        kit.span_of(scope.serve, ("--tensor-parallel-size", "--gpu-memory-utilization"), absent=kit.model_span(scope.serve)),
         Fix(Text(en=f"spread the weights over at least {npus} NPUs (raise TP, or EP over more DP ranks / nodes) "
                  "or use a W8A8 checkpoint",
                  zh=f"把权重分布到至少 {npus} 张 NPU 上（提高 TP，或在更多 DP rank / 节点上做 EP），"
@@ -481,7 +452,7 @@ def headroom(scope: Scope):
             zh=f"加载 {scope.get('model_label')} 的权重（每张 NPU {per_npu:.1f} GB：{_formula_zh(formula)}）后，"
             f"{memory.text_zh()} 中只剩 {room:.1f} GB 留给激活、图和 KV 缓存（不足 {HEADROOM:.0%}）",
         ),
-        _span(scope, "--gpu-memory-utilization", "--tensor-parallel-size"),
+        kit.span_of(scope.serve, ("--gpu-memory-utilization", "--tensor-parallel-size"), absent=kit.model_span(scope.serve)),
         Fix(Text(en="raise TP (or EP), use a W8A8 checkpoint, or lower --max-num-batched-tokens / --max-num-seqs",
                  zh="提高 TP（或 EP）、改用 W8A8 权重，或降低 --max-num-batched-tokens / --max-num-seqs")),
     )
@@ -514,7 +485,7 @@ def kv_fit(scope: Scope):
             f"（{kv:.1f} GB KV 缓存{state_text_zh}{cp_text_zh}），但扣除 {per_npu:.1f} GB 权重后，{memory.text_zh()} 中"
             f"只剩 {room:.1f} GB；--max-num-seqs {seqs} 条这样的序列需要 {need * seqs:.0f} GB",
         ),
-        _span(scope, "--max-model-len", "--tensor-parallel-size"),
+        kit.span_of(scope.serve, ("--max-model-len", "--tensor-parallel-size"), absent=kit.model_span(scope.serve)),
         Fix(Text(en=f"{advice}, or raise TP to shard the KV cache and weights",
                  zh=f"{advice_zh}，或提高 TP 以切分 KV 缓存和权重")),
     )
@@ -529,7 +500,7 @@ def mamba_blocks(scope: Scope):
     (Ascend sizes an attention block's K page equal to the recurrent state). Activations are not
     subtracted, so an estimate of four times the default or more is reported as info only."""
     tokens = scope.get("max_model_len")
-    if tokens is None or tokens < LONG_CONTEXT or not scope.get("is_hybrid"):
+    if tokens is None or tokens < LONG_CONTEXT or not scope.get("hybrid"):
         return
     if scope.serve.opt("--max-num-seqs") is not None or scope.get("cudagraph_mode") not in FULL_GRAPH_MODES:
         return
@@ -547,7 +518,7 @@ def mamba_blocks(scope: Scope):
             f"{DEFAULT_MAX_NUM_SEQS} 条序列并发，每条都从 KV 池中占用一个 Mamba（GDN 状态）缓存块；池较小时，"
             f"图捕获会以 'max_num_seqs ({DEFAULT_MAX_NUM_SEQS}) exceeds available Mamba cache blocks' 退出{estimate_zh}",
         ),
-        _span(scope, "--max-model-len"),
+        kit.span_of(scope.serve, "--max-model-len", absent=kit.model_span(scope.serve)),
         Fix(Text(en="set --max-num-seqs to the concurrency you need (the tutorial uses 32 at 262144 tokens)",
                  zh="将 --max-num-seqs 设为实际需要的并发数（教程在 262144 token 时用 32）")),
         severity="info" if blocks is not None and blocks >= 4 * DEFAULT_MAX_NUM_SEQS else None,

@@ -9,12 +9,9 @@ L645-657, L772-790`` and ``vllm-ascend@main:vllm_ascend/platform.py L1109-1117, 
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import env_text, since
-from qlint.rules.versions import at_release_zh
-
 
 LAUNCH_BLOCKING = RuleMeta(
     id="QL520",
@@ -47,7 +44,7 @@ LAUNCH_BLOCKING = RuleMeta(
 @check(LAUNCH_BLOCKING)
 def launch_blocking(scope: Scope):
     """ASCEND_LAUNCH_BLOCKING=1 while cudagraph_mode is not NONE."""
-    if env_text(scope.serve, "ASCEND_LAUNCH_BLOCKING") != "1" or not since(scope, "v0.11.0rc1"):
+    if kit.env(scope.serve, "ASCEND_LAUNCH_BLOCKING").value != "1" or not kit.since(scope, "v0.11.0rc1"):
         return
     mode = scope.get("cudagraph_mode")
     if mode == "NONE":
@@ -55,9 +52,9 @@ def launch_blocking(scope: Scope):
     error = "'ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1'"
     yield Finding(
         LAUNCH_BLOCKING,
-        Text(en=f"ASCEND_LAUNCH_BLOCKING=1 with graph mode {mode}: {at_version(scope)} stops with ValueError {error}",
-             zh=f"ASCEND_LAUNCH_BLOCKING=1 与图模式 {mode} 同用：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
-        scope.serve.env["ASCEND_LAUNCH_BLOCKING"].span,
+        Text(en=f"ASCEND_LAUNCH_BLOCKING=1 with graph mode {mode}: {kit.at_version(scope).en} stops with ValueError {error}",
+             zh=f"ASCEND_LAUNCH_BLOCKING=1 与图模式 {mode} 同用：{kit.at_version(scope).zh} 会以 ValueError {error} 退出"),
+        kit.env_span(scope.serve, "ASCEND_LAUNCH_BLOCKING"),
         Fix(Text(en="unset ASCEND_LAUNCH_BLOCKING, or add --enforce-eager while debugging",
                  zh="取消 ASCEND_LAUNCH_BLOCKING，或在调试期间加上 --enforce-eager")),
     )
@@ -97,13 +94,13 @@ ALLOC_CONF = RuleMeta(
 @check(ALLOC_CONF)
 def alloc_conf(scope: Scope):
     """expandable_segments:True together with max_split_size_mb / garbage_collection_threshold."""
-    text = env_text(scope.serve, "PYTORCH_NPU_ALLOC_CONF")
+    text = kit.env(scope.serve, "PYTORCH_NPU_ALLOC_CONF").value
     if not text:
         return
     items = {part.split(":", 1)[0].strip(): part.split(":", 1)[-1].strip()
              for part in text.split(",") if part.strip()}
     others = [name for name in ("max_split_size_mb", "garbage_collection_threshold") if name in items]
-    span = scope.serve.env["PYTORCH_NPU_ALLOC_CONF"].span
+    span = kit.env_span(scope.serve, "PYTORCH_NPU_ALLOC_CONF")
     expandable = items.get("expandable_segments", "").lower() == "true"
     if expandable and others:
         named = ", ".join(others)
@@ -120,9 +117,9 @@ def alloc_conf(scope: Scope):
     elif others and "expandable_segments" not in items:
         yield Finding(
             ALLOC_CONF,
-            Text(en=f"PYTORCH_NPU_ALLOC_CONF={text}: with {others[0]} set, {at_version(scope)} does not add its "
+            Text(en=f"PYTORCH_NPU_ALLOC_CONF={text}: with {others[0]} set, {kit.at_version(scope).en} does not add its "
                  "default expandable_segments:True",
-                 zh=f"PYTORCH_NPU_ALLOC_CONF={text}：设置了 {others[0]} 后，{at_release_zh(scope)} 不会再追加默认的 "
+                 zh=f"PYTORCH_NPU_ALLOC_CONF={text}：设置了 {others[0]} 后，{kit.at_version(scope).zh} 不会再追加默认的 "
                  "expandable_segments:True"),
             span,
             Fix(Text(en="use PYTORCH_NPU_ALLOC_CONF=expandable_segments:True unless the split size is wanted on purpose",

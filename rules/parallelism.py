@@ -5,9 +5,9 @@ TP vs attention heads, EP vs routed experts.
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
-from qlint.rules.resize import resize
 
 EP_MIXED = RuleMeta(
     id="QL201",
@@ -201,20 +201,11 @@ EP_EXPERTS = RuleMeta(
 )
 
 
-def _json_key_span(scope: Scope, flag: str, key: str):
-    option = scope.serve.opt(flag)
-    if option is None:
-        return None
-    if option.json is not None and key in option.json.key_spans:
-        return option.json.key_spans[key]
-    return option.span
-
-
 @check(EP_MIXED, relations=(("conflicts", "expert_parallel", "moe_tp"),))
 def ep_mixed(scope: Scope):
     moe_tp = scope.get("moe_tp")
     if scope.get("expert_parallel") and moe_tp is not None and moe_tp > 1:
-        span = _json_key_span(scope, "--additional-config", "expert_tensor_parallel_size")
+        span = kit.span_of(scope.serve, "--additional-config", "expert_tensor_parallel_size")
         yield Finding(
             EP_MIXED,
             Text(
@@ -226,7 +217,7 @@ def ep_mixed(scope: Scope):
             span,
             Fix(Text(en="set expert_tensor_parallel_size to 1 and keep --enable-expert-parallel",
                      zh="将 expert_tensor_parallel_size 设为 1，并保留 --enable-expert-parallel"),
-                [Edit(span, "1")]),
+                kit.set_key(scope.serve, "--additional-config", "expert_tensor_parallel_size", 1)),
         )
 
 
@@ -242,15 +233,8 @@ def ep_dense(scope: Scope):
                 zh=f"--enable-expert-parallel 不起作用：{model} 是没有专家层的稠密模型",
             ),
             option.span,
-            Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"), [Edit(option.span, "")]),
+            Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"), kit.drop_option(option)),
         )
-
-
-def _int_option(scope: Scope, name: str, default: int) -> int | None:
-    option = scope.serve.opt(name)
-    if option is None or option.value is None:
-        return default
-    return option.value.as_int()
 
 
 @check(NPUS_PER_NODE)
@@ -258,25 +242,22 @@ def npus_per_node(scope: Scope):
     hardware = scope.kb.hardware_by_id(scope.get("hardware"))
     tp, dp_local, pp = scope.get("tp"), scope.get("dp_local"), scope.get("pp")
     for name in ("--distributed-executor-backend", "--data-parallel-backend"):
-        option = scope.serve.opt(name)
-        if option is not None and option.value is not None and option.value.text == "ray":
+        if kit.option(scope.serve, name, strict=False).value == "ray":
             # Ray places the workers on any node of its cluster (ray.md: TP 16 over two 8-NPU
             # nodes); how many land on this node is the cluster's business, not the script's.
             return
-    nnodes = _int_option(scope, "--nnodes", 1)
+    nnodes = kit.integer(scope.serve, "--nnodes", 1).value
     if nnodes is None:
         return
     needed = tp * dp_local * pp
     if nnodes > 1:
         # multi-node mp: each node runs world_size / nnodes ranks, world_size = DP x PP x TP
         # (vllm@v0.23.0:vllm/engine/arg_utils.py L1828-1840)
-        dp = _int_option(scope, "--data-parallel-size", 1)
+        dp = kit.integer(scope.serve, "--data-parallel-size", 1).value
         if dp is None:
             return
         needed = tp * pp * dp // nnodes
     if needed > hardware.npus_per_node:
-        option = scope.serve.opt("--data-parallel-size-local") or scope.serve.opt("--data-parallel-size") \
-            or scope.serve.opt("--tensor-parallel-size")
         pp_text = f" x PP {pp}" if pp > 1 else ""
         yield Finding(
             NPUS_PER_NODE,
@@ -286,7 +267,7 @@ def npus_per_node(scope: Scope):
                 zh=f"TP x DP(local){' x PP' if pp > 1 else ''} = {tp} x {dp_local}{pp_text} = {needed} 张 NPU，"
                 f"但一个 {hardware.names[0]} 节点只有 {hardware.npus_per_node} 张",
             ),
-            option.span if option else scope.serve.span,
+            kit.option_span(scope.serve, "--data-parallel-size-local", "--data-parallel-size", "--tensor-parallel-size"),
             Fix(Text(
                 en=f"lower DP(local) to {max(1, hardware.npus_per_node // (tp * pp))} or spread DP over nodes "
                 "with --data-parallel-size-local",
@@ -372,12 +353,11 @@ def dp_first(scope: Scope):
     if not fits_one or tp <= 2 or max_len is None or max_len >= LONG_CONTEXT:
         return
     suggested_dp = max(1, (tp * dp) // 2)
-    option = scope.serve.opt("--tensor-parallel-size")
     fix = Fix(Text(en=f"use --tensor-parallel-size 2 --data-parallel-size {suggested_dp}",
                    zh=f"改用 --tensor-parallel-size 2 --data-parallel-size {suggested_dp}"), safety="unsafe")
     if scope.serve.opt("--data-parallel-size-local") is None:
         try:
-            change = resize(scope, 2, suggested_dp)
+            change = kit.resize(scope, 2, suggested_dp)
         except Unknown:
             change = None
         if change is not None and change.refusal is None:
@@ -395,7 +375,7 @@ def dp_first(scope: Scope):
             f"却使用了 TP={tp}、DP={dp}；按 DP 优先的方案，同样 {tp * dp} 张 NPU 应使用 TP=2、DP={suggested_dp}"
             f"（大 TP 仅用于 256K 以上的超长上下文）",
         ),
-        option.span if option else scope.serve.span,
+        kit.option_span(scope.serve, "--tensor-parallel-size"),
         fix,
     )
 
@@ -411,8 +391,7 @@ def tp_heads(scope: Scope):
     heads = scope.get("attention_heads")
     if not heads or tp <= 1:
         return
-    option = scope.serve.opt("--tensor-parallel-size")
-    span = option.value.span if option and option.value else scope.serve.span
+    span = kit.span_of(scope.serve, "--tensor-parallel-size")
     if heads % tp:
         choices = ", ".join(str(d) for d in _divisors_near(heads)[:4])
         yield Finding(
@@ -448,7 +427,6 @@ def ep_experts(scope: Scope):
     if ep_size is None or not experts or ep_size <= 1:
         return
     if experts % ep_size:
-        option = scope.serve.opt("--tensor-parallel-size") or scope.serve.opt("--enable-expert-parallel")
         choices = ", ".join(str(d) for d in _divisors_near(experts)[:4])
         yield Finding(
             EP_EXPERTS,
@@ -458,7 +436,7 @@ def ep_experts(scope: Scope):
                 zh=f"EP 大小 {ep_size}（开启 --enable-expert-parallel 时为 TP x DP）不能整除 "
                 f"{scope.get('model_label')} 的 {experts} 个路由专家",
             ),
-            option.span,
+            kit.option_span(scope.serve, "--tensor-parallel-size", "--enable-expert-parallel"),
             Fix(Text(en=f"choose TP x DP that divides {experts} (e.g. {choices})",
                      zh=f"选择能整除 {experts} 的 TP x DP（如 {choices}）"), safety="unsafe"),
         )

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check, serve_scopes
-from qlint.rules.plan import LaunchPlan, ProxyCommand, ServeCommand, Span
+from qlint.rules.plan import LaunchPlan, ProxyCommand, ServeCommand
 
 PD_SOURCES = (
     "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
@@ -57,10 +58,6 @@ def engines(scope: Scope) -> list[Engine]:
         if role is not None and role.value in ("kv_producer", "kv_consumer"):
             out.append(Engine(plan, serve_scope.serve, serve_scope, role.value))
     return out
-
-
-def _span_of(serve: ServeCommand, flag: str, key: str | None = None) -> Span:
-    return serve.value_span(flag) if key is None else serve.key_span(flag, key)
 
 
 def _name(plan: LaunchPlan) -> str:
@@ -124,7 +121,7 @@ def peer_sizes(scope: Scope):
                 continue
             if stated_int != actual:
                 dotted = f"kv_connector_extra_config.{peer}.{key}"
-                span = _span_of(engine.serve, "--kv-transfer-config", dotted)
+                span = kit.span_of(engine.serve, "--kv-transfer-config", dotted)
                 yield Finding(
                     PEER_SIZES,
                     Text(
@@ -134,7 +131,8 @@ def peer_sizes(scope: Scope):
                         f"{flag} {actual}",
                     ),
                     span,
-                    Fix(Text(en=f"set {dotted} to {actual}", zh=f"将 {dotted} 设为 {actual}"), [Edit(span, str(actual))]),
+                    Fix(Text(en=f"set {dotted} to {actual}", zh=f"将 {dotted} 设为 {actual}"),
+                        kit.set_key(engine.serve, "--kv-transfer-config", dotted, actual)),
                     path=engine.plan.path,
                 )
 
@@ -185,7 +183,7 @@ def served_name(scope: Scope):
                     zh=f"decode 引擎的服务模型名是 {name!r}，而 prefill 引擎（{', '.join(sorted(p for _, p in prefill))}）"
                     f"的是 {wanted!r}",
                 ),
-                _span_of(engine.serve, "--served-model-name"),
+                kit.span_of(engine.serve, "--served-model-name"),
                 Fix(Text(en=f"use --served-model-name {wanted} on every engine",
                          zh=f"所有引擎都使用 --served-model-name {wanted}")),
                 path=engine.plan.path,
@@ -215,11 +213,6 @@ DP_SPREAD = RuleMeta(
 )
 
 
-def _int_opt(serve: ServeCommand, flag: str) -> int | None:
-    option = serve.opt(flag)
-    return option.value.as_int() if option is not None and option.value is not None else None
-
-
 @check(DP_SPREAD)
 def dp_spread(scope: Scope):
     groups: dict[tuple[str, str, str | None], list[tuple[LaunchPlan, ServeCommand]]] = {}
@@ -239,7 +232,7 @@ def dp_spread(scope: Scope):
                role.value if role is not None else None)
         groups.setdefault(key, []).append((plan, serve))
     for (address, port, _role), members in groups.items():
-        sizes = {_int_opt(s, "--data-parallel-size") for _, s in members}
+        sizes = {kit.integer(s, "--data-parallel-size", strict=False).value for _, s in members}
         if None in sizes:
             continue
         if len(sizes) > 1:
@@ -252,7 +245,7 @@ def dp_spread(scope: Scope):
                     zh=f"位于 {address}:{port} 的 DP 组中，各节点的 --data-parallel-size 不一致"
                     f"（{', '.join(str(s) for s in sorted(sizes))}）",
                 ),
-                _span_of(serve, "--data-parallel-size"),
+                kit.span_of(serve, "--data-parallel-size"),
                 Fix(Text(en="use the same --data-parallel-size on every node of the group",
                          zh="组内每个节点使用相同的 --data-parallel-size")),
                 path=plan.path,
@@ -261,8 +254,8 @@ def dp_spread(scope: Scope):
         total = sizes.pop()
         ranks = []
         for plan, serve in members:
-            local = _int_opt(serve, "--data-parallel-size-local")
-            start = _int_opt(serve, "--data-parallel-start-rank") or 0
+            local = kit.integer(serve, "--data-parallel-size-local", strict=False).value
+            start = kit.integer(serve, "--data-parallel-start-rank", strict=False).value or 0
             if local is None:
                 break
             ranks.append((start, local, plan, serve))
@@ -283,7 +276,7 @@ def dp_spread(scope: Scope):
                                 f"{expected - 1}，因此 rank {min(start, expected)}..{max(start, expected) - 1} "
                                 f"{'无人承担' if start > expected else '被重复占用'}",
                             ),
-                            _span_of(serve, "--data-parallel-start-rank"),
+                            kit.span_of(serve, "--data-parallel-start-rank"),
                             Fix(Text(en=f"set --data-parallel-start-rank {expected}",
                                      zh=f"设置 --data-parallel-start-rank {expected}")),
                             path=plan.path,
@@ -298,7 +291,7 @@ def dp_spread(scope: Scope):
                             f"--data-parallel-size is {total}",
                             zh=f"该组各节点本地 DP 规模之和为 {covered}，但 --data-parallel-size 为 {total}",
                         ),
-                        _span_of(serve, "--data-parallel-size-local"),
+                        kit.span_of(serve, "--data-parallel-size-local"),
                         Fix(Text(
                             en="make the local sizes add up to --data-parallel-size, or add the missing node's script",
                             zh="让各节点本地规模之和等于 --data-parallel-size，或补上缺失节点的脚本",
@@ -308,7 +301,7 @@ def dp_spread(scope: Scope):
         if len(members) < 2:
             continue
         for plan, serve in members:
-            start = _int_opt(serve, "--data-parallel-start-rank") or 0
+            start = kit.integer(serve, "--data-parallel-start-rank", strict=False).value or 0
             headless = serve.has("--headless")
             hybrid = start != 0 and not headless and serve.opt("--api-server-count") is None
             if start != 0 and not headless and not hybrid:
@@ -371,7 +364,7 @@ def kv_port(scope: Scope):
     hardware = scope.kb.hardware_by_id(scope.get("hardware"))
     low, high = 20000, 20000 + 1000 * hardware.npus_per_node
     if low <= port < high:
-        span = _span_of(scope.serve, "--kv-transfer-config", "kv_port")
+        span = kit.span_of(scope.serve, "--kv-transfer-config", "kv_port")
         yield Finding(
             KV_PORT,
             Text(
@@ -434,7 +427,7 @@ def proxy(scope: Scope):
         role_of = {"prefiller": "kv_producer", "decoder": "kv_consumer"}
         for side, role in role_of.items():
             side_engines = [e for e in found if e.role == role]
-            engine_ports = {_int_opt(e.serve, "--port") for e in side_engines}
+            engine_ports = {kit.integer(e.serve, "--port", strict=False).value for e in side_engines}
             if not side_engines or None in engine_ports:
                 continue
             for port in command.options.get(f"--{side}-ports", []):

@@ -58,10 +58,23 @@ class JsonValue:
 
     ``key_spans["kv_connector_extra_config.decode.tp_size"]`` is the span of
     that key's value in the file when the mapping could be made, else absent.
+    The rest is the author's layout, recorded by the planner for the edit
+    builders of ``qlint.rules.kit`` (rules do not read it): ``entry_spans`` is
+    what removing a key removes (the entry and one separator), ``objects`` maps
+    the dotted path of each object (``""``: the top level) to where a new entry
+    goes and whether the object is empty, ``item_separator`` / ``key_separator``
+    are the separators the author wrote, and ``quote`` is the shell quoting of
+    the word holding the JSON (``'``, ``"`` or ``""`` for a bare word; None when
+    the JSON text does not map 1:1 onto the file, e.g. escaped quotes).
     """
 
     data: Any
     key_spans: dict[str, Span] = field(default_factory=dict)
+    entry_spans: dict[str, Span] = field(default_factory=dict)
+    objects: dict[str, tuple[Span, bool]] = field(default_factory=dict)
+    item_separator: str = ", "
+    key_separator: str = ": "
+    quote: str | None = None
 
     def get(self, dotted: str, default: Any = None) -> Any:
         node = self.data
@@ -140,20 +153,6 @@ class ServeCommand(Command):
     def has(self, name: str) -> bool:
         option = self.options.get(name)
         return option is not None and not option.negated
-
-    def value_span(self, name: str) -> Span:
-        """The span of an option's value, else of the option, else of the whole command."""
-        option = self.options.get(name)
-        if option is None:
-            return self.span
-        return option.value.span if option.value is not None else option.span
-
-    def key_span(self, name: str, dotted: str) -> Span:
-        """The span of a JSON key's value in a JSON option, else as ``value_span``."""
-        option = self.options.get(name)
-        if option is not None and option.json is not None and dotted in option.json.key_spans:
-            return option.json.key_spans[dotted]
-        return self.value_span(name)
 
 
 @dataclass(slots=True)

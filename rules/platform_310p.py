@@ -3,75 +3,19 @@ no npugraph_ex before v0.23.0, TP only, no PD disaggregation, no FP8 KV cache.
 
 Sources: ``vllm_ascend_facts.md section 4.1`` and ``section 7`` items 10-12, seed 001
 section 5.1 (the 310P launch blocks), the 310P guide and code at each release.
-Also holds two small helpers the other rule modules share (version wording, inserting
-an option after the model argument).
 """
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
-
-from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Scope, Unknown, check
-from qlint.rules.plan import ServeCommand, Span
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check
 
 GRAPH_MODE_SINCE = "v0.18.0"  # 310P guide of v0.18.0: FULL_DECODE_ONLY graph mode supported
 NPUGRAPH_EX_AUTO_OFF = "v0.23.0"  # c333f0131a, cherry-picked to releases/v0.23.0 as 707841b674
 NPUGRAPH_EX_DEFAULT_ON = "v0.16.0rc1"  # AscendCompilationConfig(enable_npugraph_ex=True)
 MAX_SIZES_WITH_TP = 2
-
-
-# -- shared helpers -------------------------------------------------------------
-
-def release(scope: Scope) -> Version:
-    """The vllm-ascend version in effect as a Version; Unknown when it is not a version."""
-    try:
-        return parse_version(scope.get("version"))
-    except InvalidVersion:
-        raise Unknown("version") from None
-
-
-def at_version(scope: Scope) -> str:
-    """``vllm-ascend v0.23.0`` (``, assumed latest stable`` when the script names no release)."""
-    known = scope.known("version")
-    suffix = " (assumed: latest stable)" if known.origin.startswith("assumed") else ""
-    return f"vllm-ascend {known.value}{suffix}"
-
-
-def at_version_zh(scope: Scope) -> str:
-    """The Chinese wording of ``at_version``: ``vllm-ascend v0.23.0``（假定为最新稳定版）."""
-    known = scope.known("version")
-    suffix = "（假定为最新稳定版）" if known.origin.startswith("assumed") else ""
-    return f"vllm-ascend {known.value}{suffix}"
-
-
-def after_model(serve: ServeCommand) -> Span | None:
-    """A zero-width span just after the model argument, where a new option can be inserted."""
-    if serve.model is None:
-        return None
-    end = serve.model.span
-    return Span(end.end_line, end.end_column, end.end_line, end.end_column)
-
-
-def insert_option(serve: ServeCommand, text: str) -> list[Edit]:
-    """Edits that insert `` text`` after the model argument (none when there is no model word)."""
-    span = after_model(serve)
-    return [] if span is None else [Edit(span, " " + text)]
-
-
-def _blame(serve: ServeCommand) -> Span:
-    return serve.model.span if serve.model is not None else serve.span
-
-
-def _key_span(serve: ServeCommand, flag: str, key: str) -> Span:
-    option = serve.opt(flag)
-    if option is None:
-        return _blame(serve)
-    if option.json is not None and key in option.json.key_spans:
-        return option.json.key_spans[key]
-    return option.value.span if option.value is not None else option.span
 
 
 # -- QL501 ----------------------------------------------------------------------
@@ -141,7 +85,7 @@ def dtype_float16(scope: Scope):
                     zh=f"在 Atlas 300I（310P）上使用了 --dtype {dtype}：该芯片只支持 float16 计算",
                 ),
                 option.value.span,
-                Fix(Text(en="set --dtype float16", zh="将 --dtype 设为 float16"), [Edit(option.value.span, "float16")]),
+                Fix(Text(en="set --dtype float16", zh="将 --dtype 设为 float16"), kit.set_value(serve, "--dtype", "float16")),
             )
         elif option is not None and option.value is not None:
             yield Finding(
@@ -151,7 +95,7 @@ def dtype_float16(scope: Scope):
                     zh="Atlas 300I（310P）上 --dtype auto 会沿用权重的 dtype（通常为 bfloat16）；指南要求使用 float16",
                 ),
                 option.value.span,
-                Fix(Text(en="set --dtype float16", zh="将 --dtype 设为 float16"), [Edit(option.value.span, "float16")]),
+                Fix(Text(en="set --dtype float16", zh="将 --dtype 设为 float16"), kit.set_value(serve, "--dtype", "float16")),
                 severity="warning",
             )
         else:
@@ -163,8 +107,8 @@ def dtype_float16(scope: Scope):
                     zh="Atlas 300I（310P）上未设置 --dtype：将使用权重自身的 dtype（通常为 bfloat16），"
                     "但指南要求 --dtype float16",
                 ),
-                _blame(serve),
-                Fix(Text(en="add --dtype float16", zh="添加 --dtype float16"), insert_option(serve, "--dtype float16")),
+                kit.model_span(serve),
+                Fix(Text(en="add --dtype float16", zh="添加 --dtype float16"), kit.insert_option(serve, "--dtype float16")),
                 severity="warning",
             )
     ssm = serve.opt("--mamba-ssm-cache-dtype")
@@ -181,7 +125,7 @@ def dtype_float16(scope: Scope):
                 ),
                 ssm.value.span,
                 Fix(Text(en="set --mamba-ssm-cache-dtype float16", zh="将 --mamba-ssm-cache-dtype 设为 float16"),
-                    [Edit(ssm.value.span, "float16")]),
+                    kit.set_value(serve, "--mamba-ssm-cache-dtype", "float16")),
                 severity="warning",
             )
 
@@ -269,18 +213,18 @@ def capture_sizes(scope: Scope):
         return
     serve = scope.serve
     mode = scope.get("cudagraph_mode")
-    where, where_zh = at_version(scope), at_version_zh(scope)
-    if release(scope) < parse_version(GRAPH_MODE_SINCE):
+    where = kit.at_version(scope)
+    if kit.before(scope, GRAPH_MODE_SINCE):
         yield Finding(
             CAPTURE,
             Text(
-                en=f"graph mode {mode} on Atlas 300I (310P) at {where}: the 310P guide of this release allows eager "
+                en=f"graph mode {mode} on Atlas 300I (310P) at {where.en}: the 310P guide of this release allows eager "
                 f"mode only (graph mode is documented from {GRAPH_MODE_SINCE})",
-                zh=f"{where_zh} 在 Atlas 300I（310P）上使用图模式 {mode}：该版本的 310P 指南只允许 eager 模式"
+                zh=f"{where.zh} 在 Atlas 300I（310P）上使用图模式 {mode}：该版本的 310P 指南只允许 eager 模式"
                 f"（图模式自 {GRAPH_MODE_SINCE} 起才有文档支持）",
             ),
-            _key_span(serve, "--compilation-config", "cudagraph_mode"),
-            Fix(Text(en="add --enforce-eager", zh="添加 --enforce-eager"), insert_option(serve, "--enforce-eager")),
+            kit.span_of(serve, "--compilation-config", "cudagraph_mode", absent=kit.model_span(serve)),
+            Fix(Text(en="add --enforce-eager", zh="添加 --enforce-eager"), kit.insert_option(serve, "--enforce-eager")),
             severity="warning",
         )
         return
@@ -299,30 +243,31 @@ def capture_sizes(scope: Scope):
         yield Finding(
             CAPTURE,
             Text(
-                en=f"TP={tp} on Atlas 300I (310P) at {where}: graph mode {mode} with the default capture list "
+                en=f"TP={tp} on Atlas 300I (310P) at {where.en}: graph mode {mode} with the default capture list "
                 f"captures {len(default)} sizes (1, 2, 4, ... {default[-1]}), but at most {MAX_SIZES_WITH_TP} fit "
                 "when TP > 1",
-                zh=f"{where_zh} 在 Atlas 300I（310P）上 TP={tp}：图模式 {mode} 使用默认捕获列表，会捕获 "
+                zh=f"{where.zh} 在 Atlas 300I（310P）上 TP={tp}：图模式 {mode} 使用默认捕获列表，会捕获 "
                 f"{len(default)} 个尺寸（1, 2, 4, ... {default[-1]}），但 TP > 1 时最多只能容纳 {MAX_SIZES_WITH_TP} 个",
             ),
-            _key_span(serve, "--compilation-config", "cudagraph_mode"),
+            kit.span_of(serve, "--compilation-config", "cudagraph_mode", absent=kit.model_span(serve)),
             Fix(Text(en=f"set \"cudagraph_capture_sizes\": {suggestion} in --compilation-config (or use TP=1)",
                      zh=f"在 --compilation-config 中设置 \"cudagraph_capture_sizes\": {suggestion}（或改用 TP=1）"),
                 safety="unsafe"),
         )
     elif len(sizes) > MAX_SIZES_WITH_TP:
-        span = _key_span(serve, "--compilation-config", "cudagraph_capture_sizes")
+        span = kit.span_of(serve, "--compilation-config", "cudagraph_capture_sizes", absent=kit.model_span(serve))
         yield Finding(
             CAPTURE,
             Text(
-                en=f"TP={tp} on Atlas 300I (310P) at {where}: {len(sizes)} capture sizes {sizes}, but at most "
+                en=f"TP={tp} on Atlas 300I (310P) at {where.en}: {len(sizes)} capture sizes {sizes}, but at most "
                 f"{MAX_SIZES_WITH_TP} fit when TP > 1",
-                zh=f"{where_zh} 在 Atlas 300I（310P）上 TP={tp}：设置了 {len(sizes)} 个捕获尺寸 {sizes}，"
+                zh=f"{where.zh} 在 Atlas 300I（310P）上 TP={tp}：设置了 {len(sizes)} 个捕获尺寸 {sizes}，"
                 f"但 TP > 1 时最多只能容纳 {MAX_SIZES_WITH_TP} 个",
             ),
             span,
             Fix(Text(en=f"capture two sizes: {suggestion}", zh=f"只捕获两个尺寸：{suggestion}"),
-                [Edit(span, "[" + ", ".join(map(str, suggestion)) + "]")],
+                kit.set_key(serve, "--compilation-config", "cudagraph_capture_sizes", suggestion,
+                            text=kit.sizes(suggestion)),
                 safety="unsafe"),
         )
 
@@ -385,27 +330,26 @@ def npugraph_ex(scope: Scope):
     config = scope.get("additional_config")
     compilation = config.get("ascend_compilation_config")
     value = compilation.get("enable_npugraph_ex") if isinstance(compilation, dict) else None
-    version = release(scope)
-    where, where_zh = at_version(scope), at_version_zh(scope)
-    if version < parse_version(NPUGRAPH_EX_DEFAULT_ON):
+    where = kit.at_version(scope)
+    if kit.before(scope, NPUGRAPH_EX_DEFAULT_ON):
         return
-    if version >= parse_version(NPUGRAPH_EX_AUTO_OFF):
+    if kit.since(scope, NPUGRAPH_EX_AUTO_OFF):
         if value is None:
             return
         option = serve.opt("--additional-config")
         only_setting = config == {"ascend_compilation_config": {"enable_npugraph_ex": value}}
-        edits = [Edit(option.span, "")] if only_setting else []
+        edits = kit.drop_option(option) if only_setting else []
         outcome = "redundant" if value is False else f"ignored ({str(value).lower()})"
         outcome_zh = "是多余的" if value is False else f"会被忽略（{str(value).lower()}）"
         yield Finding(
             NPUGRAPH_EX,
             Text(
-                en=f"ascend_compilation_config.enable_npugraph_ex is {outcome} at {where}: vllm-ascend turns "
+                en=f"ascend_compilation_config.enable_npugraph_ex is {outcome} at {where.en}: vllm-ascend turns "
                 "npugraph_ex off on Atlas 300I (310P) by itself since v0.23.0",
-                zh=f"在 {where_zh} 中 ascend_compilation_config.enable_npugraph_ex 的设置{outcome_zh}："
+                zh=f"在 {where.zh} 中 ascend_compilation_config.enable_npugraph_ex 的设置{outcome_zh}："
                 "自 v0.23.0 起 vllm-ascend 会在 Atlas 300I（310P）上自动关闭 npugraph_ex",
             ),
-            _key_span(serve, "--additional-config", _NPUGRAPH_KEY),
+            kit.span_of(serve, "--additional-config", _NPUGRAPH_KEY, absent=kit.model_span(serve)),
             Fix(Text(en="remove the enable_npugraph_ex setting", zh="删除 enable_npugraph_ex 设置"), edits),
             severity="info",
         )
@@ -414,27 +358,27 @@ def npugraph_ex(scope: Scope):
         return
     option = serve.opt("--additional-config")
     if value is not None:
-        span = _key_span(serve, "--additional-config", _NPUGRAPH_KEY)
+        span = kit.span_of(serve, "--additional-config", _NPUGRAPH_KEY, absent=kit.model_span(serve))
         fix = Fix(Text(en="set enable_npugraph_ex to false", zh="将 enable_npugraph_ex 设为 false"),
-                  [Edit(span, "false")])
+                  kit.set_key(serve, "--additional-config", _NPUGRAPH_KEY, False))
         said = said_zh = f"enable_npugraph_ex={str(value).lower()}"
     elif option is None:
-        span = _key_span(serve, "--compilation-config", "cudagraph_mode")
+        span = kit.span_of(serve, "--compilation-config", "cudagraph_mode", absent=kit.model_span(serve))
         fix = Fix(Text(en="add --additional-config with enable_npugraph_ex false",
                        zh="添加 --additional-config，将 enable_npugraph_ex 设为 false"),
-                  insert_option(serve, f"--additional-config '{_DISABLE_JSON}'"))
+                  kit.insert_option(serve, f"--additional-config '{_DISABLE_JSON}'"))
         said, said_zh = "npugraph_ex left at its default (on)", "npugraph_ex 保持默认值（开启）"
     else:
-        span = option.value.span if option.value is not None else option.span
+        span = kit.span_of(serve, "--additional-config")
         fix = Fix(Text(en='add "ascend_compilation_config": {"enable_npugraph_ex": false} to --additional-config',
                        zh='在 --additional-config 中加入 "ascend_compilation_config": {"enable_npugraph_ex": false}'))
         said, said_zh = "npugraph_ex left at its default (on)", "npugraph_ex 保持默认值（开启）"
     yield Finding(
         NPUGRAPH_EX,
         Text(
-            en=f"{said} with graph mode {scope.get('cudagraph_mode')} on Atlas 300I (310P) at {where}: the 310P does "
+            en=f"{said} with graph mode {scope.get('cudagraph_mode')} on Atlas 300I (310P) at {where.en}: the 310P does "
             "not support npugraph_ex and vllm-ascend only switches it off itself from v0.23.0",
-            zh=f"{where_zh} 在 Atlas 300I（310P）上以图模式 {scope.get('cudagraph_mode')} 运行，且 {said_zh}："
+            zh=f"{where.zh} 在 Atlas 300I（310P）上以图模式 {scope.get('cudagraph_mode')} 运行，且 {said_zh}："
             "310P 不支持 npugraph_ex，而 vllm-ascend 从 v0.23.0 起才会自动关闭它",
         ),
         span,
@@ -482,14 +426,13 @@ def tp_only(scope: Scope):
     serve = scope.serve
     dp = scope.get("dp")
     if dp > 1:
-        option = serve.opt("--data-parallel-size")
         yield Finding(
             TP_ONLY,
             Text(
                 en=f"--data-parallel-size {dp} on Atlas 300I (310P): only the TP scenario is supported",
                 zh=f"Atlas 300I（310P）上设置了 --data-parallel-size {dp}：只支持 TP（张量并行）场景",
             ),
-            option.value.span if option is not None and option.value is not None else _blame(serve),
+            kit.span_of(serve, "--data-parallel-size", absent=kit.model_span(serve)),
             Fix(Text(en=f"use tensor parallel only (e.g. TP={min(4, 2 * dp)}) or run separate instances",
                      zh=f"只使用张量并行（如 TP={min(4, 2 * dp)}），或分别运行多个独立实例"), safety="unsafe"),
         )
@@ -503,7 +446,7 @@ def tp_only(scope: Scope):
             ),
             option.span,
             Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"),
-                [Edit(option.span, "")], safety="unsafe"),
+                kit.drop_option(option), safety="unsafe"),
         )
 
 
@@ -607,5 +550,5 @@ def kv_cache_fp8(scope: Scope):
         ),
         option.span,
         Fix(Text(en=f"remove --kv-cache-dtype {value} (use the default float16 KV cache)",
-                 zh=f"删除 --kv-cache-dtype {value}（使用默认的 float16 KV 缓存）"), [Edit(option.span, "")]),
+                 zh=f"删除 --kv-cache-dtype {value}（使用默认的 float16 KV 缓存）"), kit.drop_option(option)),
     )

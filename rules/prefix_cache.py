@@ -8,7 +8,8 @@ models), ``section 4.4`` (Qwen3.5 MTP and ``mamba_cache_mode=all``), ``section 7
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 
 MTP_METHODS = ("mtp", "qwen3_5_mtp")
@@ -70,11 +71,11 @@ def decode_prefix(scope: Scope):
         return
     option = scope.serve.opt("--enable-prefix-caching")
     mode = scope.get("mamba_cache_mode")
-    edits = [Edit(option.span, "--no-enable-prefix-caching")]
+    edits = kit.replace(option.span, "--no-enable-prefix-caching")
     with_mode, drop = "", ""
     with_mode_zh, drop_zh = "", ""
     if mode in ("align", "all"):
-        edits.append(Edit(scope.serve.opt("--mamba-cache-mode").span, ""))
+        edits += kit.drop_option(scope.serve.opt("--mamba-cache-mode"))
         with_mode, drop = f" with --mamba-cache-mode {mode}", f" and drop --mamba-cache-mode {mode} there"
         with_mode_zh, drop_zh = f"，搭配 --mamba-cache-mode {mode}", f"，并去掉该节点上的 --mamba-cache-mode {mode}"
     model = scope.get("model").model.id
@@ -195,5 +196,5 @@ def mtp_all(scope: Scope):
             "'--mamba-cache-mode=align' instead\"）",
         ),
         value.span,
-        Fix(Text(en="use --mamba-cache-mode align", zh="改用 --mamba-cache-mode align"), [Edit(value.span, "align")]),
+        Fix(Text(en="use --mamba-cache-mode align", zh="改用 --mamba-cache-mode align"), kit.set_value(scope.serve, "--mamba-cache-mode", "align")),
     )

@@ -8,12 +8,11 @@ the ValueError for ``--quantization ascend`` on a checkpoint without
 
 from __future__ import annotations
 
-from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
-from qlint.rules.platform_310p import at_version, at_version_zh, insert_option, release
 
 AUTO_DETECT_SINCE = "v0.17.0rc1"  # reapplied in 5ec610e832 (first shipped in v0.15.0rc1, reverted in v0.16.0rc1)
 _FP16 = ("float16", "half")
@@ -58,10 +57,6 @@ FP16_W8A8 = RuleMeta(
 )
 
 
-def _value_edit(option) -> list[Edit]:
-    return [Edit(option.value.span, "bfloat16")] if option is not None and option.value is not None else []
-
-
 def _carried_310p_workarounds(scope: Scope) -> list[tuple[str, Span]]:
     """310P-only settings found in the command, with their spans: a short capture list and
     npugraph_ex switched off."""
@@ -71,13 +66,13 @@ def _carried_310p_workarounds(scope: Scope) -> list[tuple[str, Span]]:
     if compilation is not None and compilation.json is not None and isinstance(compilation.json.data, dict):
         sizes = compilation.json.data.get("cudagraph_capture_sizes")
         if isinstance(sizes, list) and 0 < len(sizes) <= 2:
-            span = compilation.json.key_spans.get("cudagraph_capture_sizes", compilation.span)
+            span = kit.span_of(serve, "--compilation-config", "cudagraph_capture_sizes")
             found.append((f"cudagraph_capture_sizes {sizes}", span))
     additional = serve.opt("--additional-config")
     if additional is not None and additional.json is not None:
         key = "ascend_compilation_config.enable_npugraph_ex"
         if additional.json.get(key) is False:
-            found.append(("enable_npugraph_ex=false", additional.json.key_spans.get(key, additional.span)))
+            found.append(("enable_npugraph_ex=false", kit.span_of(serve, "--additional-config", key)))
     return found
 
 
@@ -98,7 +93,8 @@ def float16_on_a2_a3(scope: Scope):
     said = " / ".join(
         text for text, on in (("--dtype float16", dtype_fp16), ("--mamba-ssm-cache-dtype float16", ssm_fp16)) if on
     )
-    edits = (_value_edit(dtype_option) if dtype_fp16 else []) + (_value_edit(ssm_option) if ssm_fp16 else [])
+    edits = (kit.set_value(serve, "--dtype", "bfloat16") if dtype_fp16 else []) + \
+        (kit.set_value(serve, "--mamba-ssm-cache-dtype", "bfloat16") if ssm_fp16 else [])
     fix_text = " and ".join(
         text for text, on in (("--dtype bfloat16 (or omit --dtype)", dtype_fp16),
                               ("--mamba-ssm-cache-dtype bfloat16", ssm_fp16)) if on
@@ -188,22 +184,21 @@ def quantization_flag_missing(scope: Scope):
     serve = scope.serve
     if not scope.get("quantized_weights") or serve.opt("--quantization") is not None:
         return
-    version = release(scope)
-    needed = version < parse_version(AUTO_DETECT_SINCE) and scope.get("version") != "v0.15.0rc1"
-    where, where_zh = at_version(scope), at_version_zh(scope)
+    needed = kit.before(scope, AUTO_DETECT_SINCE) and scope.get("version") != "v0.15.0rc1"
+    where = kit.at_version(scope)
     label = scope.get("weight_format").label
     if needed:
         message = Text(
-            en=f"{label} weights without --quantization ascend at {where}: this release does not detect "
+            en=f"{label} weights without --quantization ascend at {where.en}: this release does not detect "
             "ModelSlim checkpoints, so the flag is required",
-            zh=f"{where_zh} 下 {label} 权重未加 --quantization ascend：该版本不会自动识别 ModelSlim 权重，"
+            zh=f"{where.zh} 下 {label} 权重未加 --quantization ascend：该版本不会自动识别 ModelSlim 权重，"
             "因此必须加上该参数",
         )
     else:
         message = Text(
-            en=f"{label} weights without --quantization ascend: the tutorials ask for it, though {where} "
+            en=f"{label} weights without --quantization ascend: the tutorials ask for it, though {where.en} "
             "detects quant_model_description.json and picks ascend by itself (since v0.17.0rc1)",
-            zh=f"{label} 权重未加 --quantization ascend：教程要求写上该参数，不过 {where_zh} 会检测 "
+            zh=f"{label} 权重未加 --quantization ascend：教程要求写上该参数，不过 {where.zh} 会检测 "
             "quant_model_description.json 并自动选择 ascend（自 v0.17.0rc1 起）",
         )
     yield Finding(
@@ -211,7 +206,7 @@ def quantization_flag_missing(scope: Scope):
         message,
         serve.model.span if serve.model is not None else serve.span,
         Fix(Text(en="add --quantization ascend", zh="添加 --quantization ascend"),
-            insert_option(serve, "--quantization ascend")),
+            kit.insert_option(serve, "--quantization ascend")),
         severity="warning" if needed else None,
     )
 
@@ -276,5 +271,5 @@ def quantization_on_bf16(scope: Scope):
         FLAG_ON_BF16,
         message,
         option.span,
-        Fix(Text(en="remove --quantization ascend", zh="删除 --quantization ascend"), [Edit(option.span, "")]),
+        Fix(Text(en="remove --quantization ascend", zh="删除 --quantization ascend"), kit.drop_option(option)),
     )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
 REDUNDANT = RuleMeta(
@@ -17,7 +18,7 @@ REDUNDANT = RuleMeta(
     groups=("redundant",),
     severity="info",
     requires=("version", "additional_config"),
-    optional=("model",),
+    optional=("model", "hybrid"),
     fix="safe",
     title=Text(en="A setting repeats the default of this release", zh="设置项与当前版本的默认值相同"),
     why=Text(
@@ -39,9 +40,9 @@ REDUNDANT = RuleMeta(
 )
 
 
-def _hybrid(scope: Scope) -> bool | None:
-    model = scope.known("model")
-    return None if model is None else model.value.model.hybrid
+def _hybrid(scope: Scope) -> bool:
+    known = scope.known("hybrid")
+    return known is not None and known.value is True
 
 
 @check(REDUNDANT)
@@ -51,7 +52,7 @@ def redundant(scope: Scope):
     for entry in scope.kb.redundant:
         if version < parse_version(entry.since) or (entry.until and version >= parse_version(entry.until)):
             continue
-        if entry.hybrid_only and _hybrid(scope) is not True:
+        if entry.hybrid_only and not _hybrid(scope):
             continue
         if entry.kind == "flag":
             option = scope.serve.opt(entry.setting)
@@ -64,11 +65,10 @@ def redundant(scope: Scope):
                     zh=f"{option.spelled} 在 vllm-ascend {scope.get('version')} 中已是默认行为：{entry.note.zh}",
                 ),
                 option.span,
-                Fix(Text(en=f"remove {option.spelled}", zh=f"删除 {option.spelled}"), [Edit(option.span, "")]),
+                Fix(Text(en=f"remove {option.spelled}", zh=f"删除 {option.spelled}"), kit.drop_option(option)),
             )
         elif entry.kind == "additional-config" and additional.get(entry.setting, object()) == entry.value:
-            option = scope.serve.opt("--additional-config")
-            span = option.json.key_spans.get(entry.setting, option.span) if option.json else option.span
+            span = kit.span_of(scope.serve, "--additional-config", entry.setting)
             yield Finding(
                 REDUNDANT,
                 Text(

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 
 from packaging.version import InvalidVersion, Version
-
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.images import parse_image
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, check, fact
 from qlint.rules.plan import DockerRun
-from qlint.rules.platform_310p import at_version, at_version_zh, release
 
 SUFFIX_HARDWARE = {"-a3": "a3", "-310p": "310p", None: "a2"}
 HARDWARE_SUFFIX = {"a3": "-a3", "310p": "-310p", "a2": ""}
@@ -93,7 +92,7 @@ def image_hardware(scope: Scope):
             if built_for == stated:
                 continue
             new = _retagged(value.text, tag, suffix, stated)
-            edits = [Edit(value.span, new)] if value.raw == value.text and new != value.text else []
+            edits = kit.set_word(value, new)
             yield Finding(
                 IMAGE_HARDWARE,
                 Text(
@@ -172,20 +171,20 @@ def hardware_if_known(scope: Scope):
 @check(MODEL_SUPPORT)
 def model_support(scope: Scope):
     model = scope.get("model").model
-    version = release(scope)
+    version = kit.release(scope)
     hardware = scope.get("hardware_if_known")
     first, where, where_zh = model.first_vllm_ascend, "", ""
     if hardware == "310p" and model.first_vllm_ascend_310p is not None:
         first, where = model.first_vllm_ascend_310p, " on Atlas inference products (310P)"
         where_zh = "在 Atlas 推理产品（310P）上"
-    if first is None or version >= parse_version(first):
+    if first is None or kit.since(scope, first):
         return
     serve = scope.serve
     yield Finding(
         MODEL_SUPPORT,
         Text(
-            en=f"{model.id} is supported{where} from vllm-ascend {first}; the script runs {at_version(scope)}",
-            zh=f"{model.id} {where_zh}从 vllm-ascend {first} 起才受支持；脚本使用的是 {at_version_zh(scope)}",
+            en=f"{model.id} is supported{where} from vllm-ascend {first}; the script runs {kit.at_version(scope).en}",
+            zh=f"{model.id} {where_zh}从 vllm-ascend {first} 起才受支持；脚本使用的是 {kit.at_version(scope).zh}",
         ),
         serve.model.span if serve.model is not None else serve.span,
         Fix(Text(en=f"use a {first} (or later) image; latest stable is {scope.kb.latest_stable.tag}",
@@ -245,9 +244,9 @@ def _bound(text: str | None) -> Version | None:
 
 @check(STALE_ENV)
 def stale_env(scope: Scope):
-    release(scope)  # skip when the version is not a release tag
+    kit.release(scope)  # skip when the version is not a release tag
     tag = scope.get("version")
-    where, where_zh = at_version(scope), at_version_zh(scope)
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     seen: set[tuple[str, int, int]] = set()
     for command in scope.plan.commands:
         for setting in command.env.values():

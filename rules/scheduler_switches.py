@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import env_text, key_span, kv_role_phrase, kv_role_phrase_zh, since
-from qlint.rules.versions import at_release_zh
 
 NESTED_SCHEDULER_SINCE = "v0.25.1rc1"  # additional_config.scheduler_config.* (ascend_config.py)
 
@@ -29,26 +27,26 @@ def scheduler_setting(scope: Scope, key: str, top_level_since: str | None):
     ``top_level_since`` (and, deprecated, still on main)."""
     config = scope.get("additional_config")
     nested = config.get("scheduler_config")
-    if since(scope, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) and key in nested:
+    if kit.since(scope, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) and key in nested:
         return nested[key], f"scheduler_config.{key}"
-    if top_level_since is not None and since(scope, top_level_since) and key in config:
+    if top_level_since is not None and kit.since(scope, top_level_since) and key in config:
         return config[key], key
     return None
 
 
 def balance_scheduling(scope: Scope) -> tuple[str, Span] | None:
     """Where balance scheduling is switched on (key from v0.20.2rc1, env var from v0.18.0), or None."""
-    if not since(scope, "v0.18.0"):
+    if not kit.since(scope, "v0.18.0"):
         return None
     serve = scope.serve
     found = scheduler_setting(scope, "enable_balance_scheduling", "v0.20.2rc1")
     if found is not None:
         value, dotted = found
-        return (f"additional-config {dotted}=true", key_span(serve, "--additional-config", dotted)) if value else None
-    text = env_text(serve, "VLLM_ASCEND_BALANCE_SCHEDULING")
+        return (f"additional-config {dotted}=true", kit.span_of(serve, "--additional-config", dotted)) if value else None
+    text = kit.env(serve, "VLLM_ASCEND_BALANCE_SCHEDULING").value
     if text is None or not text.lstrip("-").isdigit() or int(text) == 0:
         return None
-    return f"VLLM_ASCEND_BALANCE_SCHEDULING={text}", serve.env["VLLM_ASCEND_BALANCE_SCHEDULING"].span
+    return f"VLLM_ASCEND_BALANCE_SCHEDULING={text}", kit.env_span(serve, "VLLM_ASCEND_BALANCE_SCHEDULING")
 
 
 def _enabled(section) -> bool:
@@ -91,8 +89,8 @@ def profiling_chunk(scope: Scope):
     if found is None or not _enabled(found[0]):
         return
     dotted = found[1]
-    span = key_span(scope.serve, "--additional-config", f"{dotted}.enabled")
-    pp, where, where_zh = scope.get("pp"), at_version(scope), at_release_zh(scope)
+    span = kit.span_of(scope.serve, "--additional-config", f"{dotted}.enabled")
+    pp, where, where_zh = scope.get("pp"), kit.at_version(scope).en, kit.at_version(scope).zh
     if pp <= 1:
         error = "'profiling_chunk_config requires pipeline parallelism (pp > 1)'"
         yield Finding(
@@ -159,8 +157,8 @@ def balance_on_pd(scope: Scope):
     error = "'enable_balance_scheduling only supports PD-mixed mode'"
     yield Finding(
         BALANCE_PD,
-        Text(en=f"{balance[0]} on a PD node (kv_role {role}): {at_version(scope)} stops with ValueError {error}",
-             zh=f"在 PD 节点（kv_role {role}）上开启了 {balance[0]}：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
+        Text(en=f"{balance[0]} on a PD node (kv_role {role}): {kit.at_version(scope).en} stops with ValueError {error}",
+             zh=f"在 PD 节点（kv_role {role}）上开启了 {balance[0]}：{kit.at_version(scope).zh} 会以 ValueError {error} 退出"),
         balance[1],
         Fix(Text(en="switch balance scheduling off on PD-disaggregated nodes", zh="在 PD 分离节点上关闭均衡调度")),
     )
@@ -200,13 +198,13 @@ SHORT_FIRST = RuleMeta(
 @check(SHORT_FIRST)
 def short_first(scope: Scope):
     """short_request_first_config with a non-fcfs policy, batch-job / profiling scheduling, or on kv_consumer."""
-    if not since(scope, NESTED_SCHEDULER_SINCE):
+    if not kit.since(scope, NESTED_SCHEDULER_SINCE):
         return
     found = scheduler_setting(scope, "short_request_first_config", "v0.24.0rc1")
     if found is None or not _enabled(found[0]):
         return
-    serve, where, where_zh = scope.serve, at_version(scope), at_release_zh(scope)
-    span = key_span(serve, "--additional-config", f"{found[1]}.enabled")
+    serve, where, where_zh = scope.serve, kit.at_version(scope).en, kit.at_version(scope).zh
+    span = kit.span_of(serve, "--additional-config", f"{found[1]}.enabled")
     policy_option = serve.opt("--scheduling-policy")
     policy = policy_option.value.text if policy_option is not None and policy_option.value is not None else "fcfs"
     problems = []
@@ -264,11 +262,11 @@ def dyntra(scope: Scope):
     nested = scope.get("additional_config").get("scheduler_config")
     if not isinstance(nested, dict) or not _enabled(nested.get("dyntra_lb_config")):
         return
-    span = key_span(scope.serve, "--additional-config", "scheduler_config.dyntra_lb_config.enabled")
+    span = kit.span_of(scope.serve, "--additional-config", "scheduler_config.dyntra_lb_config.enabled")
     role, dp, local = scope.get("kv_role"), scope.get("dp"), scope.get("dp_local")
     problems = []
     if role != "kv_consumer":
-        problems.append(Text(en=kv_role_phrase(role) + " (it needs kv_consumer)", zh=kv_role_phrase_zh(role) + "（它要求 kv_consumer）"))
+        problems.append(Text(en=kit.kv_role_phrase(role).en + " (it needs kv_consumer)", zh=kit.kv_role_phrase(role).zh + "（它要求 kv_consumer）"))
     if dp <= 1:
         problems.append(Text(en=f"--data-parallel-size {dp} (it needs DP > 1)", zh=f"--data-parallel-size {dp}（它要求 DP > 1）"))
     elif local is not None and local < dp:

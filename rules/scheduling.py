@@ -9,18 +9,10 @@ L2220-2248``; vllm-ascend v0.11.0rc1 ``core/schedule_config.py`` (ascend schedul
 
 from __future__ import annotations
 
-from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
-from qlint.rules.graph_capture import (
-    ASCEND_DEFAULT_CAPTURE_CAP,
-    FULL_DECODE_MODES,
-    NPU_DEFAULT_BATCHED_TOKENS,
-    default_capture_sizes,
-    round_for_spec,
-)
-from qlint.rules.plan import Span
 
 ASCEND_SCHEDULER_REMOVED = "v0.12.0rc1"  # vllm-ascend#4623 "Drop ascend scheduler"
 ASCEND_DEFAULT_GRID_SINCE = "v0.18.0rc1"  # platform default max capture size (vllm-ascend#7572)
@@ -68,7 +60,7 @@ def ascend_scheduler_unchunked(scope: Scope):
         return Known(False, "ascend scheduler not enabled")
     if section.get("enable_chunked_prefill") is True:
         return Known(False, "ascend scheduler with enable_chunked_prefill")
-    if parse_version(scope.get("version")) >= parse_version(ascend_scheduler_removed_in(scope)):
+    if kit.since(scope, ascend_scheduler_removed_in(scope)):
         return Known(False, "ascend_scheduler_config no longer read")
     return Known(True, "additional-config ascend_scheduler_config.enabled=true")
 
@@ -83,11 +75,11 @@ def batched_tokens(scope: Scope):
     if given.value is not None:
         return given
     if scope.get("chunked_prefill_flag"):
-        return Known(NPU_DEFAULT_BATCHED_TOKENS, "vLLM serve default on NPU (2048)")
+        return Known(kit.NPU_DEFAULT_BATCHED_TOKENS, "vLLM serve default on NPU (2048)")
     limit = scope.known("model_len_limit")
     if limit is None:
         raise Unknown("batched_tokens")
-    return Known(max(limit.value, NPU_DEFAULT_BATCHED_TOKENS), "vLLM default without chunked prefill")
+    return Known(max(limit.value, kit.NPU_DEFAULT_BATCHED_TOKENS), "vLLM default without chunked prefill")
 
 
 # -- rule metadata ------------------------------------------------------------
@@ -273,22 +265,6 @@ OFF_GRID = RuleMeta(
 )
 
 
-# -- helpers -------------------------------------------------------------------
-
-def _value_span(scope: Scope, flag: str) -> Span | None:
-    option = scope.serve.opt(flag)
-    return option.value.span if option is not None and option.value is not None else None
-
-
-def _env_on(scope: Scope, name: str) -> bool:
-    setting = scope.serve.env.get(name)
-    if setting is None or setting.value is None:
-        return False
-    if setting.value.text is None:
-        raise Unknown(name)
-    return setting.value.text.strip().lower() in ("1", "true")
-
-
 # -- checks --------------------------------------------------------------------
 
 @check(MODEL_LEN, relations=(("in_range", "max_model_len", "context_limit"),))
@@ -302,11 +278,11 @@ def model_len(scope: Scope):
     if override is not None and override.value is not None:
         origin = scope.known("context_limit").origin
         label, label_zh = f"{label} with {origin}", f"{label}（{origin}）"
-    span = _value_span(scope, "--max-model-len")
+    span = kit.span_of(scope.serve, "--max-model-len")
     fix = Fix(Text(en=f"set --max-model-len to {limit}, the model maximum",
                    zh=f"将 --max-model-len 设为模型上限 {limit}"),
-              [Edit(span, str(limit))], "unsafe")
-    if _env_on(scope, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
+              kit.set_value(scope.serve, "--max-model-len", str(limit)), "unsafe")
+    if kit.env_on(scope.serve, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
         yield Finding(
             MODEL_LEN,
             Text(
@@ -337,15 +313,15 @@ def decode_need(scope: Scope):
     need = seqs * (k + 1)
     if budget >= need:
         return
-    span = _value_span(scope, "--max-num-batched-tokens")
-    budget_text = f"--max-num-batched-tokens {budget}" if span else f"the default max-num-batched-tokens {budget}"
-    budget_text_zh = f"--max-num-batched-tokens {budget}" if span else f"默认的 max-num-batched-tokens {budget}"
-    edits = [Edit(span, str(need))] if span else []
+    stated = kit.option(scope.serve, "--max-num-batched-tokens").value is not None
+    budget_text = f"--max-num-batched-tokens {budget}" if stated else f"the default max-num-batched-tokens {budget}"
+    budget_text_zh = f"--max-num-batched-tokens {budget}" if stated else f"默认的 max-num-batched-tokens {budget}"
+    edits = kit.set_value(scope.serve, "--max-num-batched-tokens", str(need)) if stated else []
     why = f"max-num-seqs x (k+1) = {seqs} x {k + 1}" if k else "one token per sequence"
     why_zh = f"max-num-seqs x (k+1) = {seqs} x {k + 1}" if k else "每个序列一个 token"
     fix = Fix(Text(en=f"set --max-num-batched-tokens to at least {need} ({why})",
                    zh=f"将 --max-num-batched-tokens 设为至少 {need}（{why_zh}）"), edits, "unsafe")
-    where = span or _value_span(scope, "--max-num-seqs") or scope.serve.span
+    where = kit.span_of(scope.serve, ("--max-num-batched-tokens", "--max-num-seqs"))
     if budget < seqs:
         yield Finding(
             DECODE_NEED,
@@ -380,9 +356,9 @@ def unchunked(scope: Scope):
     section = scope.get("additional_config").get("ascend_scheduler_config", {})
     if by_scheduler and ("max_num_batched_tokens" in section or "max_model_len" in section):
         return  # the section overrides the numbers itself
-    length_text = f"--max-model-len ({length})" if _value_span(scope, "--max-model-len") else \
+    length_text = f"--max-model-len ({length})" if kit.option(scope.serve, "--max-model-len").value is not None else \
         f"the model's max_model_len ({length})"
-    length_text_zh = f"--max-model-len（{length}）" if _value_span(scope, "--max-model-len") else \
+    length_text_zh = f"--max-model-len（{length}）" if kit.option(scope.serve, "--max-model-len").value is not None else \
         f"模型的 max_model_len（{length}）"
     if by_scheduler:
         cause = "additional-config ascend_scheduler_config.enabled=true runs without chunked prefill"
@@ -396,7 +372,7 @@ def unchunked(scope: Scope):
     else:
         cause, note, doc = "--no-enable-chunked-prefill turns chunked prefill off", "", ""
         cause_zh, note_zh, doc_zh = "--no-enable-chunked-prefill 关闭了 chunked prefill", "", ""
-    span = _value_span(scope, "--max-num-batched-tokens")
+    span = kit.span_of(scope.serve, "--max-num-batched-tokens")
     yield Finding(
         UNCHUNKED,
         Text(
@@ -407,14 +383,14 @@ def unchunked(scope: Scope):
         span,
         Fix(Text(en=f"raise --max-num-batched-tokens to >= {length} or lower --max-model-len{doc}",
                  zh=f"将 --max-num-batched-tokens 提高到 >= {length}，或降低 --max-model-len{doc_zh}"),
-            [Edit(span, str(length))], "unsafe"),
+            kit.set_value(scope.serve, "--max-num-batched-tokens", str(length)), "unsafe"),
     )
 
 
 def _captured(seqs: int, k: int, budget: int) -> list[int]:
     """The default capture list (tokens) vLLM-Ascend builds for ``seqs`` requests of k+1 tokens."""
-    limit = min(seqs * (k + 1), ASCEND_DEFAULT_CAPTURE_CAP)
-    return round_for_spec(default_capture_sizes(limit, budget), k + 1)
+    limit = min(seqs * (k + 1), kit.ASCEND_DEFAULT_CAPTURE_CAP)
+    return kit.round_for_spec(kit.default_capture_sizes(limit, budget), k + 1)
 
 
 def _on_grid(seqs: int, k: int, budget: int) -> bool:
@@ -425,7 +401,7 @@ def _grid_neighbours(seqs: int, k: int, budget: int) -> tuple[int | None, int | 
     """The nearest max-num-seqs values below and above ``seqs`` whose full decode batch is captured."""
     step = k + 1
     lower = next((s for s in range(seqs - 1, 0, -1) if _on_grid(s, k, budget)), None)
-    upper = next((s for s in range(seqs + 1, ASCEND_DEFAULT_CAPTURE_CAP // step + 1)
+    upper = next((s for s in range(seqs + 1, kit.ASCEND_DEFAULT_CAPTURE_CAP // step + 1)
                   if s * step <= budget and _on_grid(s, k, budget)), None)
     return lower, upper
 
@@ -434,16 +410,16 @@ def _grid_neighbours(seqs: int, k: int, budget: int) -> tuple[int | None, int | 
 def off_grid(scope: Scope):
     """A full decode batch (max_num_seqs x (1+k) tokens) that the default capture list misses."""
     mode = scope.get("cudagraph_mode")
-    if mode not in FULL_DECODE_MODES or scope.get("capture_sizes") is not None:
+    if mode not in kit.FULL_DECODE_MODES or scope.get("capture_sizes") is not None:
         return
     if scope.get("compilation").get("max_cudagraph_capture_size") is not None or scope.get("kv_role") == "kv_producer":
         return
-    if parse_version(scope.get("version")) < parse_version(ASCEND_DEFAULT_GRID_SINCE):
+    if kit.before(scope, ASCEND_DEFAULT_GRID_SINCE):
         return
     seqs, k, budget = scope.get("max_num_seqs"), scope.get("mtp_tokens"), scope.get("batched_tokens")
     step = k + 1
     target = seqs * step
-    if target > ASCEND_DEFAULT_CAPTURE_CAP or target > budget:
+    if target > kit.ASCEND_DEFAULT_CAPTURE_CAP or target > budget:
         return  # capped by design / reported by QL302
     sizes = _captured(seqs, k, budget)
     if target in sizes or not sizes:
@@ -464,8 +440,8 @@ def off_grid(scope: Scope):
     listed = sorted(set(sizes) | {target})
     example = f" (e.g. [{','.join(map(str, listed))}])" if len(listed) <= 8 else ""
     example_zh = f"（如 [{','.join(map(str, listed))}]）" if len(listed) <= 8 else ""
-    span = _value_span(scope, "--max-num-seqs")
-    edits = [Edit(span, str(upper))] if span is not None and upper is not None else []
+    stated = kit.option(scope.serve, "--max-num-seqs").value is not None
+    edits = kit.set_value(scope.serve, "--max-num-seqs", str(upper)) if stated and upper is not None else []
     yield Finding(
         OFF_GRID,
         Text(
@@ -476,7 +452,7 @@ def off_grid(scope: Scope):
             f"{stops_zh}，包含 {covered + 1}-{seqs} 个请求的解码批次会以 eager 方式运行（在一个已报告的案例中，"
             "满载时慢约 7 倍）",
         ),
-        span or scope.serve.span,
+        kit.span_of(scope.serve, "--max-num-seqs"),
         Fix(Text(en=f"use --max-num-seqs {choices}, or set cudagraph_capture_sizes explicitly including {target}{example}",
                  zh=f"使用 --max-num-seqs {choices_zh}，或显式设置包含 {target} 的 cudagraph_capture_sizes{example_zh}"),
             edits, "unsafe"),

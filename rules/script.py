@@ -9,7 +9,8 @@ a blank line).
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
 
@@ -89,7 +90,7 @@ def dangling_continuation(scope: Scope):
                 zh="反斜杠后面是空行或文件结尾：之后在此处新增的一行会被拼接到该命令上",
             ),
             span,
-            Fix(Text(en="remove the trailing backslash", zh="删除末尾的反斜杠"), [Edit(span, "")]),
+            Fix(Text(en="remove the trailing backslash", zh="删除末尾的反斜杠"), kit.replace(span, "")),
         )
 
 
@@ -107,7 +108,7 @@ def misplaced_shebang(scope: Scope):
                 zh=f"'{text}' 缺少 '!'：它只是注释，不是 shebang",
             ),
             span,
-            Fix(Text(en=f"write {fixed}", zh=f"改写为 {fixed}"), [Edit(span, fixed)]),
+            Fix(Text(en=f"write {fixed}", zh=f"改写为 {fixed}"), kit.replace(span, fixed)),
         )
         return
     if span.line != 1 or span.column != 1:

@@ -10,12 +10,9 @@ Sources: ``vllm_ascend_facts.md section 5``; ``vllm@v0.23.0:vllm/entrypoints/cli
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import drop, int_option, since, value_span
-from qlint.rules.versions import at_release_zh
-
 
 HEADLESS_API = RuleMeta(
     id="QL541",
@@ -51,10 +48,10 @@ HEADLESS_API = RuleMeta(
 def headless_api(scope: Scope):
     """--headless with --api-server-count > 0 or --data-parallel-hybrid-lb."""
     serve = scope.serve
-    if not serve.has("--headless") or not since(scope, "v0.17.0rc1"):
+    if not serve.has("--headless") or not kit.since(scope, "v0.17.0rc1"):
         return
-    where, where_zh = at_version(scope), at_release_zh(scope)
-    count = int_option(serve, "--api-server-count")
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
+    count = kit.integer(serve, "--api-server-count").value
     if count is not None and count > 0:
         option = serve.opt("--api-server-count")
         yield Finding(HEADLESS_API,
@@ -64,7 +61,7 @@ def headless_api(scope: Scope):
                            "（headless 模式不运行 API 服务）"),
                       option.span,
                       Fix(Text(en="remove --api-server-count from the headless node",
-                               zh="从 headless 节点删除 --api-server-count"), drop(option)))
+                               zh="从 headless 节点删除 --api-server-count"), kit.drop_option(option)))
     if serve.has("--data-parallel-hybrid-lb"):
         option = serve.opt("--data-parallel-hybrid-lb")
         error = "'data_parallel_hybrid_lb is not applicable in headless mode'"
@@ -74,7 +71,7 @@ def headless_api(scope: Scope):
                            f"{error} 退出"),
                       option.span,
                       Fix(Text(en="remove --data-parallel-hybrid-lb from the headless node",
-                               zh="从 headless 节点删除 --data-parallel-hybrid-lb"), drop(option)))
+                               zh="从 headless 节点删除 --data-parallel-hybrid-lb"), kit.drop_option(option)))
 
 
 DP_LOCAL = RuleMeta(
@@ -109,10 +106,10 @@ DP_LOCAL = RuleMeta(
 def dp_local_size(scope: Scope):
     """local DP size above the DP size, 0 on a headless node, or != 1 with --data-parallel-rank."""
     serve, dp = scope.serve, scope.get("dp")
-    local = int_option(serve, "--data-parallel-size-local")
-    if local is None or not since(scope, "v0.17.0rc1"):
+    local = kit.integer(serve, "--data-parallel-size-local").value
+    if local is None or not kit.since(scope, "v0.17.0rc1"):
         return
-    span, where, where_zh = value_span(serve, "--data-parallel-size-local"), at_version(scope), at_release_zh(scope)
+    span, where, where_zh = kit.span_of(serve, "--data-parallel-size-local"), kit.at_version(scope).en, kit.at_version(scope).zh
     if serve.opt("--data-parallel-rank") is not None and local != 1:
         yield Finding(DP_LOCAL,
                       Text(en=f"--data-parallel-rank with --data-parallel-size-local {local}: an external DP rank is one "
@@ -176,10 +173,10 @@ def lb_modes(scope: Scope):
     serve = scope.serve
     if serve.argv and serve.argv[0].text and "api_server" in " ".join(a.text or "" for a in serve.argv[:3]):
         return  # the mode detection lives in `vllm serve`
-    if not since(scope, "v0.17.0rc1"):
+    if not kit.since(scope, "v0.17.0rc1"):
         return
-    where, where_zh = at_version(scope), at_release_zh(scope)
-    if not since(scope, "v0.22.1rc1"):
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
+    if not kit.since(scope, "v0.22.1rc1"):
         if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb"):
             yield Finding(LB_MODES,
                           Text(en=f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {where} asserts they are "
@@ -251,28 +248,28 @@ HYBRID_LB = RuleMeta(
 def hybrid_lb(scope: Scope):
     """Non-zero --data-parallel-start-rank with a local size, without --headless or --data-parallel-rank."""
     serve = scope.serve
-    start = int_option(serve, "--data-parallel-start-rank")
-    local = int_option(serve, "--data-parallel-size-local")
+    start = kit.integer(serve, "--data-parallel-start-rank").value
+    local = kit.integer(serve, "--data-parallel-size-local").value
     if not start or local is None or serve.has("--headless") or serve.opt("--data-parallel-rank") is not None:
         return
-    if not since(scope, "v0.17.0rc1"):
+    if not kit.since(scope, "v0.17.0rc1"):
         return
     if local == 1:
         detail = Text(en="with --data-parallel-size-local 1 vLLM switches to external load balancing (one server per rank)",
                       zh="由于 --data-parallel-size-local 为 1，vLLM 改用外部负载均衡（每个 rank 一个服务）")
     else:
-        count = int_option(serve, "--api-server-count")
+        count = kit.integer(serve, "--api-server-count").value
         last = start + local - 1
         servers = Text(en=f"{count} API server(s)", zh=f"{count} 个 API 服务") if count is not None else \
             Text(en=f"{local} API servers (one per local rank)", zh=f"{local} 个 API 服务（每个本地 rank 一个）")
         detail = Text(en=f"this node starts {servers.en} and balances only ranks {start}..{last}",
                       zh=f"本节点启动 {servers.zh}，只在 rank {start}..{last} 之间均衡")
     yield Finding(HYBRID_LB,
-                  Text(en=f"--data-parallel-start-rank {start} without --headless: {at_version(scope)} infers hybrid load "
+                  Text(en=f"--data-parallel-start-rank {start} without --headless: {kit.at_version(scope).en} infers hybrid load "
                        f"balancing; {detail.en}",
-                       zh=f"--data-parallel-start-rank {start} 且未加 --headless：{at_release_zh(scope)} 推断为混合负载均衡；"
+                       zh=f"--data-parallel-start-rank {start} 且未加 --headless：{kit.at_version(scope).zh} 推断为混合负载均衡；"
                        f"{detail.zh}"),
-                  value_span(serve, "--data-parallel-start-rank"),
+                  kit.span_of(serve, "--data-parallel-start-rank"),
                   Fix(Text(en="add --headless if the head node should serve all ranks",
                            zh="若应由主节点服务所有 rank，请加上 --headless")))
 
@@ -310,12 +307,12 @@ def model_argument(scope: Scope):
     if len(words) < 2 or words[1] != "serve" or not (words[0] or "").endswith("vllm"):
         return
     args = words[2:]
-    if any(word is None for word in args[:1]) or not since(scope, "v0.17.0rc1"):
+    if any(word is None for word in args[:1]) or not kit.since(scope, "v0.17.0rc1"):
         return
     lines = range(serve.span.line, serve.span.end_line + 1)
     if any(span.line in lines for _, span in scope.plan.glued_redirects):
         return  # a <placeholder> eats the model word; QL107 reports it
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     first = Fix(Text(en="put the model right after `vllm serve`", zh="把模型写在 `vllm serve` 之后的第一个位置"))
     model_opt = serve.opt("--model")
     if model_opt is not None:

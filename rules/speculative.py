@@ -12,12 +12,9 @@ from __future__ import annotations
 import json
 
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version
-from qlint.rules.startup_common import drop, key_span, since
-from qlint.rules.versions import at_release_zh, paired_vllm
-
 
 SPEC_QUANT = RuleMeta(
     id="QL534",
@@ -54,29 +51,29 @@ SPEC_QUANT = RuleMeta(
 def spec_quant(scope: Scope):
     """num_speculative_tokens <= 0; speculative-config quantization (reset by vllm-ascend)."""
     config = scope.get("speculative")
-    if not config or not since(scope, "v0.17.0rc1"):
+    if not config or not kit.since(scope, "v0.17.0rc1"):
         return
     tokens = config.get("num_speculative_tokens")
     if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 0:
         error = "'Expected num_speculative_tokens to be greater than zero'"
         yield Finding(
             SPEC_QUANT,
-            Text(en=f"num_speculative_tokens {tokens}: {at_version(scope)} stops with ValueError {error}",
-                 zh=f"num_speculative_tokens 为 {tokens}：{at_release_zh(scope)} 会以 ValueError {error} 退出"),
-            key_span(scope.serve, "--speculative-config", "num_speculative_tokens"),
+            Text(en=f"num_speculative_tokens {tokens}: {kit.at_version(scope).en} stops with ValueError {error}",
+                 zh=f"num_speculative_tokens 为 {tokens}：{kit.at_version(scope).zh} 会以 ValueError {error} 退出"),
+            kit.span_of(scope.serve, "--speculative-config", "num_speculative_tokens"),
             Fix(Text(en="use 1 or more speculative tokens, or drop --speculative-config",
                      zh="使用 1 个或更多投机 token，或删除 --speculative-config")),
         )
-    if config.get("quantization") is None or not since(scope, "v0.21.0rc1"):
+    if config.get("quantization") is None or not kit.since(scope, "v0.21.0rc1"):
         return
     quant = json.dumps(config["quantization"])
     yield Finding(
         SPEC_QUANT,
-        Text(en=f"--speculative-config quantization {quant}: {at_version(scope)} resets it to None; the draft uses "
+        Text(en=f"--speculative-config quantization {quant}: {kit.at_version(scope).en} resets it to None; the draft uses "
              "the main model's quantization",
-             zh=f"--speculative-config 中的 quantization {quant}：{at_release_zh(scope)} 会把它重置为 None；草稿模型沿用"
+             zh=f"--speculative-config 中的 quantization {quant}：{kit.at_version(scope).zh} 会把它重置为 None；草稿模型沿用"
              "主模型的量化方式"),
-        key_span(scope.serve, "--speculative-config", "quantization"),
+        kit.span_of(scope.serve, "--speculative-config", "quantization"),
         Fix(Text(en="drop quantization from --speculative-config", zh="从 --speculative-config 中删除 quantization")),
         severity="info",
     )
@@ -124,19 +121,17 @@ MTP_ALIAS = RuleMeta(
 def mtp_alias(scope: Scope):
     """A model-specific MTP method alias (rewritten to mtp by vLLM 0.17.0 to 0.23.0)."""
     config = scope.get("speculative")
-    if not config or config.get("method") not in MTP_ALIASES or not since(scope, "v0.17.0rc1"):
+    if not config or config.get("method") not in MTP_ALIASES or not kit.since(scope, "v0.17.0rc1"):
         return
-    span = key_span(scope.serve, "--speculative-config", "method")
-    option = scope.serve.opt("--speculative-config")
-    mapped = option.json is not None and "method" in option.json.key_spans
-    method, vllm = json.dumps(config["method"]), paired_vllm(scope, scope.get("version"))
+    span = kit.span_of(scope.serve, "--speculative-config", "method")
+    method, vllm = json.dumps(config["method"]), kit.paired_vllm(scope, scope.get("version"))
     yield Finding(
         MTP_ALIAS,
-        Text(en=f"speculative method {method} is an alias: {at_version(scope)} (vLLM {vllm}) rewrites it to \"mtp\" "
+        Text(en=f"speculative method {method} is an alias: {kit.at_version(scope).en} (vLLM {vllm}) rewrites it to \"mtp\" "
              "with a deprecation warning",
-             zh=f"投机方法 {method} 是别名：{at_release_zh(scope)}（vLLM {vllm}）会把它改写为 \"mtp\" 并打印弃用警告"),
+             zh=f"投机方法 {method} 是别名：{kit.at_version(scope).zh}（vLLM {vllm}）会把它改写为 \"mtp\" 并打印弃用警告"),
         span,
-        Fix(Text(en='write "method": "mtp"', zh='写成 "method": "mtp"'), [Edit(span, '"mtp"')] if mapped else []),
+        Fix(Text(en='write "method": "mtp"', zh='写成 "method": "mtp"'), kit.set_key(scope.serve, "--speculative-config", "method", "mtp")),
     )
 
 
@@ -181,15 +176,15 @@ def async_spec(scope: Scope):
     """Explicit --async-scheduling with a method outside EAGLE/MTP/draft model/ngram_gpu."""
     serve = scope.serve
     config = scope.get("speculative")
-    if not serve.has("--async-scheduling") or not config or not since(scope, "v0.17.0rc1"):
+    if not serve.has("--async-scheduling") or not config or not kit.since(scope, "v0.17.0rc1"):
         return
     method = config.get("method")
     if method is None and config.get("model") is not None:
         method = "ngram" if config.get("model") in ("ngram", "[ngram]") else "draft_model"
     option = serve.opt("--async-scheduling")
-    where, where_zh = at_version(scope), at_release_zh(scope)
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     fix = Fix(Text(en="drop --async-scheduling (vLLM then runs without it)", zh="删除 --async-scheduling（vLLM 随后不使用它运行）"),
-              drop(option))
+              kit.drop_option(option))
     if method in NON_ASYNC_METHODS:
         error = ("'Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
                  "speculative decoding'")

@@ -14,26 +14,15 @@ import json
 
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.text import Text
-from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
-from qlint.rules.platform_310p import at_version, release
-from qlint.rules.platform_310p import at_version_zh as at_release_zh  # one wording for all families
 
 MOE_ON_310P_SINCE = "v0.15.0rc1"  # vllm-ascend#6530 "310p support MOE models"
 DRAFT_SPEC_ON_310P_SINCE = "v0.21.0rc1"  # vllm-ascend#10309 "Qwen3.5 Support MTP and graphmode" (310P)
 FLASHCOMM1_KEY_SINCE = "v0.20.2rc1"  # ascend_config.py reads enable_flashcomm1 from this tag on
 FLASHCOMM1_ENV_SINCE = "v0.11.0rc1"  # envs.py renamed VLLM_ASCEND_ENABLE_FLASHCOMM -> ...FLASHCOMM1
 NGRAM_METHODS = ("ngram", "ngram_gpu", "suffix")  # proposers that need no draft model
-
-
-def paired_vllm(scope: Scope, tag: str) -> str:
-    """The vLLM version a vllm-ascend release pairs with (``0.23.0``), or ``main``."""
-    if tag == MAIN:
-        return MAIN
-    for item in scope.kb.releases:
-        if item.tag == tag:
-            return item.vllm.removeprefix("v")
-    return parse_version(tag).base_version
 
 
 def _vllm_of(tag: str) -> str:
@@ -87,16 +76,16 @@ FLAG_RELEASE = RuleMeta(
 @check(FLAG_RELEASE)
 def flag_release(scope: Scope):
     """Options whose ``added_in`` is after, or ``removed_in`` at or before, the release in use."""
-    version = release(scope)
+    version = kit.release(scope)
     tag = scope.get("version")
-    vllm = paired_vllm(scope, tag)
-    where, where_zh = f"{at_version(scope)} (vLLM {vllm})", f"{at_release_zh(scope)}（vLLM {vllm}）"
+    vllm = kit.paired_vllm(scope, tag)
+    where, where_zh = f"{kit.at_version(scope).en} (vLLM {vllm})", f"{kit.at_version(scope).zh}（vLLM {vllm}）"
     for option in scope.serve.all_options:
         spec = scope.kb.flag_index.get(option.name) if option.known else None
         if spec is None:
             continue
         name = option.spelled
-        if spec.added_in and version < parse_version(spec.added_in):
+        if spec.added_in and kit.before(scope, spec.added_in):
             first = _vllm_of(spec.added_in)
             message = Text(en=f"{name} arrived with vLLM {first} (vllm-ascend {spec.added_in}); {where} stops with "
                            "'unrecognized arguments'",
@@ -104,7 +93,7 @@ def flag_release(scope: Scope):
                            "“unrecognized arguments” 退出")
             advice = Text(en=f"remove {name}, or use a {spec.added_in} or later image",
                           zh=f"删除 {name}，或使用 {spec.added_in} 及以后的镜像")
-        elif spec.removed_in and version >= parse_version(spec.removed_in):
+        elif spec.removed_in and kit.since(scope, spec.removed_in):
             gone = _vllm_of(spec.removed_in)
             message = Text(en=f"{name} was removed in vLLM {gone} (vllm-ascend {spec.removed_in}); {where} stops with "
                            "'unrecognized arguments'",
@@ -113,7 +102,7 @@ def flag_release(scope: Scope):
             advice = Text(en=f"remove {name}", zh=f"删除 {name}")
         else:
             continue
-        yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, [Edit(option.span, "")], "unsafe"),
+        yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, kit.drop_option(option), "unsafe"),
                       sources=tuple(spec.sources))  # the option's definition lines, per vLLM release
 
 
@@ -171,7 +160,7 @@ def _model_reported_by_ql511(scope: Scope) -> bool:
     """True when the model itself reaches 310P after this release (QL511 says so)."""
     match = scope.known("model")
     first = match.value.model.first_vllm_ascend_310p if match is not None else None
-    return first is not None and release(scope) < parse_version(first)
+    return first is not None and kit.before(scope, first)
 
 
 @check(LATE_ON_310P)
@@ -179,10 +168,10 @@ def late_on_310p(scope: Scope):
     """MoE models before v0.15.0rc1 and draft-model speculative decoding before v0.21.0rc1 on 310P."""
     if scope.get("hardware") != "310p" or _model_reported_by_ql511(scope):
         return
-    version, where, where_zh = release(scope), at_version(scope), at_release_zh(scope)
+    version, where, where_zh = kit.release(scope), kit.at_version(scope).en, kit.at_version(scope).zh
     serve = scope.serve
     moe = scope.known("moe")
-    if moe is not None and moe.value and version < parse_version(MOE_ON_310P_SINCE):
+    if moe is not None and moe.value and kit.before(scope, MOE_ON_310P_SINCE):
         model, latest = scope.known("model").value.model.id, scope.kb.latest_stable.tag
         yield Finding(
             LATE_ON_310P,
@@ -195,13 +184,12 @@ def late_on_310p(scope: Scope):
                      zh=f"使用 {MOE_ON_310P_SINCE} 及以后的 -310p 镜像（最新稳定版 {latest}）")),
         )
     config = scope.get("speculative")
-    if not config or version >= parse_version(DRAFT_SPEC_ON_310P_SINCE):
+    if not config or kit.since(scope, DRAFT_SPEC_ON_310P_SINCE):
         return
     method = config.get("method")
     if not isinstance(method, str) or method in NGRAM_METHODS:
         return
-    option = serve.opt("--speculative-config")
-    span = option.json.key_spans.get("method", option.span) if option.json is not None else option.span
+    span = kit.span_of(serve, "--speculative-config", "method")
     yield Finding(
         LATE_ON_310P,
         Text(en=f"speculative decoding with method {json.dumps(method)} on Atlas 300I (310P): the 310P draft proposer "
@@ -276,14 +264,13 @@ def flashcomm1_switch(scope: Scope):
     tag = scope.get("version")
     if tag == MAIN:
         return
-    version, where, where_zh = release(scope), at_version(scope), at_release_zh(scope)
+    version, where, where_zh = kit.release(scope), kit.at_version(scope).en, kit.at_version(scope).zh
     serve = scope.serve
     config = scope.get("additional_config")
     env = _env_on(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1")
-    if "enable_flashcomm1" in config and version < parse_version(FLASHCOMM1_KEY_SINCE):
-        option = serve.opt("--additional-config")
-        span = option.json.key_spans.get("enable_flashcomm1", option.span) if option.json else option.span
-        uses_env = env is not None and env[0] and version >= parse_version(FLASHCOMM1_ENV_SINCE)
+    if "enable_flashcomm1" in config and kit.before(scope, FLASHCOMM1_KEY_SINCE):
+        span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
+        uses_env = env is not None and env[0] and kit.since(scope, FLASHCOMM1_ENV_SINCE)
         state = Text(en="on through VLLM_ASCEND_ENABLE_FLASHCOMM1", zh="由 VLLM_ASCEND_ENABLE_FLASHCOMM1 开启") \
             if uses_env else Text(en="off", zh="关闭")
         yield Finding(
@@ -296,7 +283,7 @@ def flashcomm1_switch(scope: Scope):
             Fix(Text(en="on this release switch FlashComm1 with export VLLM_ASCEND_ENABLE_FLASHCOMM1=1",
                      zh="在该版本上用 export VLLM_ASCEND_ENABLE_FLASHCOMM1=1 开启 FlashComm1")),
         )
-    elif env is not None and version < parse_version(FLASHCOMM1_ENV_SINCE):
+    elif env is not None and kit.before(scope, FLASHCOMM1_ENV_SINCE):
         yield Finding(
             FLASHCOMM1_SWITCH,
             Text(en=f"VLLM_ASCEND_ENABLE_FLASHCOMM1 is read from vllm-ascend {FLASHCOMM1_ENV_SINCE} on; {where} reads "
@@ -308,8 +295,7 @@ def flashcomm1_switch(scope: Scope):
                      zh="在该版本上导出 VLLM_ASCEND_ENABLE_FLASHCOMM=1")),
         )
     elif "enable_flashcomm1" in config and env is not None and bool(config["enable_flashcomm1"]) != env[0]:
-        option = serve.opt("--additional-config")
-        span = option.json.key_spans.get("enable_flashcomm1", option.span) if option.json else option.span
+        span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
         key_value, env_value, on = json.dumps(config["enable_flashcomm1"]), env[1].value.text, config["enable_flashcomm1"]
         yield Finding(
             FLASHCOMM1_SWITCH,

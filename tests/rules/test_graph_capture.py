@@ -7,7 +7,7 @@ import pytest
 
 from qlint.linter.lint import lint_text
 from qlint.rules.graph import Settings
-from qlint.rules.graph_capture import default_capture_sizes, round_for_spec
+from qlint.rules.kit import default_capture_sizes, round_for_spec
 
 from conftest import FIXTURES, lint, hits, fixed
 

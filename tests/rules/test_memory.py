@@ -74,10 +74,10 @@ def test_facts_unknown_for_unknown_model_without_directory():
 def test_facts_from_local_config_for_unknown_model(tmp_path, wired):
     path = model_dir(tmp_path, "MyHybrid-9B", HYBRID, weights_gb=18)
     got = facts(f"vllm serve {path}\n", "attention_heads", "kv_heads", "routed_experts", "model_max_len",
-                "is_hybrid", "architecture", "weights_gb", "model_label")
+                "hybrid", "architecture", "weights_gb", "model_label")
     assert (got["attention_heads"].value, got["kv_heads"].value, got["model_max_len"].value) == (12, 4, 262144)
     assert got["routed_experts"] is None  # the config names no experts: not guessed
-    assert got["is_hybrid"].value is True and got["model_label"].value == "MyHybrid-9B"
+    assert got["hybrid"].value is True and got["model_label"].value == "MyHybrid-9B"
     assert got["architecture"].value.full_layers == 8 and got["architecture"].value.linear_layers == 24
     assert got["weights_gb"].value == pytest.approx(18.0)
     assert "config.json" in got["attention_heads"].origin

@@ -4,7 +4,7 @@ from qlint.knowledge.base import load
 from qlint.linter.fixes import apply_edits
 from qlint.linter.lint import lint_text
 from qlint.rules.graph import Scope, Settings, default_graph
-from qlint.rules.resize import resize
+from qlint.rules.kit import resize
 
 from conftest import lint
 

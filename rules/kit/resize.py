@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from qlint.knowledge.text import Text
 from qlint.rules.base import Edit
 from qlint.rules.graph import Scope
-from qlint.rules.plan import Span
+from qlint.rules.kit.edits import replace, set_env, set_value
+from qlint.rules.plan import ServeCommand
 
 
 @dataclass
@@ -28,18 +29,11 @@ class Resize:
     refusal: Text | None = None
 
 
-def _after(span: Span) -> Span:
-    return Span(span.end_line, span.end_column, span.end_line, span.end_column)
-
-
-def _set_option(scope: Scope, flag: str, value: int, default: int, edits: list[Edit]) -> None:
-    option = scope.serve.opt(flag)
-    if option is not None and option.value is not None:
-        if option.value.as_int() != value:
-            edits.append(Edit(option.value.span, str(value)))
-    elif value != default:
-        anchor = scope.serve.model.span if scope.serve.model is not None else scope.serve.argv[-1].span
-        edits.append(Edit(_after(anchor), f" {flag} {value}"))
+def _set_size(serve: ServeCommand, flag: str, value: int) -> list[Edit]:
+    option = serve.options.get(flag)
+    if option is not None and option.value is not None and option.value.as_int() == value:
+        return []
+    return set_value(serve, flag, str(value), default="1")
 
 
 def resize(scope: Scope, tp: int, dp: int) -> Resize:
@@ -48,10 +42,10 @@ def resize(scope: Scope, tp: int, dp: int) -> Resize:
     Reads facts tp, dp, dp_local, pp, visible_devices, kv_transfer, kv_role,
     flashcomm1 and capture_sizes from ``scope`` (the calling rule declares them).
     """
-    edits: list[Edit] = []
-    _set_option(scope, "--tensor-parallel-size", tp, 1, edits)
-    _set_option(scope, "--data-parallel-size", dp, 1, edits)
-    local = scope.serve.opt("--data-parallel-size-local")
+    serve = scope.serve
+    assert serve is not None
+    edits = _set_size(serve, "--tensor-parallel-size", tp) + _set_size(serve, "--data-parallel-size", dp)
+    local = serve.options.get("--data-parallel-size-local")
     dp_local = dp
     if local is not None and local.value is not None:
         dp_local = min(dp, local.value.as_int() or dp)
@@ -64,18 +58,16 @@ def resize(scope: Scope, tp: int, dp: int) -> Resize:
                 en=f"ASCEND_RT_VISIBLE_DEVICES lists {len(devices)} NPUs but TP {tp} x DP {dp_local} needs {needed}",
                 zh=f"ASCEND_RT_VISIBLE_DEVICES 只列出 {len(devices)} 张 NPU，而 TP {tp} x DP {dp_local} 需要 {needed} 张",
             ))
-        setting = scope.serve.env["ASCEND_RT_VISIBLE_DEVICES"]
-        edits.append(Edit(setting.value.span, ",".join(devices[:needed])))
+        edits += set_env(serve, "ASCEND_RT_VISIBLE_DEVICES", ",".join(devices[:needed]))
     config = scope.get("kv_transfer")
     role = scope.get("kv_role")
-    option = scope.serve.opt("--kv-transfer-config")
+    option = serve.options.get("--kv-transfer-config")
     if config and option is not None and option.json is not None and role in ("kv_producer", "kv_consumer"):
         side = "prefill" if role == "kv_producer" else "decode"
         for key, value in (("tp_size", tp), ("dp_size", dp)):
             dotted = f"kv_connector_extra_config.{side}.{key}"
-            span = option.json.key_spans.get(dotted)
-            if span is not None and option.json.get(dotted) != value:
-                edits.append(Edit(span, str(value)))
+            if option.json.get(dotted) != value:
+                edits += replace(option.json.key_spans.get(dotted), str(value))
     sizes = scope.get("capture_sizes")
     if scope.get("flashcomm1") and sizes and tp > 1 and any(size % tp for size in sizes):
         return Resize([], Text(

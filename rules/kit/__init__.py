@@ -1,0 +1,80 @@
+"""The rule-authoring kit: what rule modules use besides their metadata.
+
+``from qlint.rules import kit``, then:
+
+* reading the plan (``read``): ``kit.span_of(serve, flag, key)``, ``kit.option_span``, ``kit.env_span``,
+  ``kit.option`` / ``kit.integer`` / ``kit.json_key`` / ``kit.env`` / ``kit.positional``
+  (each a ``Read(value, span)``), ``kit.env_on``, ``kit.key_mapped``, ``kit.model_span``;
+* the release (``release``): ``kit.release``, ``kit.since``, ``kit.before``, ``kit.between``,
+  ``kit.is_main``, ``kit.at_version`` (a bilingual ``Text``), ``kit.paired_vllm``;
+* building whole fixes (``edits``): ``kit.replace``, ``kit.set_value``, ``kit.insert_option``,
+  ``kit.drop_option``, ``kit.set_env``, ``kit.set_word``, ``kit.set_key``, ``kit.drop_key``, ``kit.json_text``,
+  ``kit.shell_word``, and ``kit.resize`` (TP/DP with every value that follows them);
+* messages (``text``): ``Text``, ``kit.kv_role_phrase``, ``kit.sizes``;
+* capture-size arithmetic shared by the graph rules (``capture``).
+
+A rule module imports ``qlint.rules.base`` (metadata, findings), ``qlint.rules.graph``
+(``check``, ``fact``, ``Scope``), this kit and the plan's types, never another rule family
+(``tests/rules/test_imports.py`` checks it).
+"""
+
+from qlint.knowledge.text import Text
+from qlint.rules.kit.capture import (
+    ASCEND_DEFAULT_CAPTURE_CAP,
+    FULL_DECODE_MODES,
+    FULL_ONLY_MODES,
+    NPU_DEFAULT_BATCHED_TOKENS,
+    default_capture_sizes,
+    round_for_spec,
+    round_up,
+)
+from qlint.rules.kit.edits import (
+    drop_key,
+    drop_option,
+    insert_option,
+    json_text,
+    point,
+    replace,
+    set_env,
+    set_key,
+    set_value,
+    set_word,
+    shell_word,
+)
+from qlint.rules.kit.read import (
+    Read,
+    env,
+    env_on,
+    env_span,
+    first_option,
+    integer,
+    json_key,
+    key_mapped,
+    model_span,
+    option,
+    option_span,
+    positional,
+    span_of,
+)
+from qlint.rules.kit.release import (
+    at_least,
+    at_version,
+    before,
+    between,
+    is_main,
+    paired_vllm,
+    release,
+    since,
+)
+from qlint.rules.kit.resize import RESIZE_FACTS, Resize, resize
+from qlint.rules.kit.text import kv_role_phrase, sizes
+
+__all__ = [
+    "ASCEND_DEFAULT_CAPTURE_CAP", "FULL_DECODE_MODES", "FULL_ONLY_MODES", "NPU_DEFAULT_BATCHED_TOKENS",
+    "RESIZE_FACTS", "Read", "Resize", "Text",
+    "at_least", "at_version", "before", "between", "default_capture_sizes", "drop_key", "drop_option", "env",
+    "env_on", "env_span", "first_option", "insert_option", "integer", "is_main", "json_key", "json_text",
+    "key_mapped", "kv_role_phrase", "model_span", "option", "option_span", "paired_vllm", "point", "positional", "release",
+    "replace", "resize", "round_for_spec", "round_up", "set_env", "set_key", "set_value", "set_word", "shell_word", "since",
+    "sizes", "span_of",
+]
