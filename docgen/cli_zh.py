@@ -51,6 +51,10 @@ MESSAGES = {
     "Print a count per rule instead of the findings.": "按规则统计问题数量，而不逐条列出。",
     "Colour severities (auto: on a terminal, unless NO_COLOR is set).": "为级别着色（auto：在终端中着色，除非设置了 NO_COLOR）。",
     "Language of messages and fixes (default: from the locale).": "问题说明与修复建议的语言（默认取系统区域设置）。",
+    "Also read the rest of each named file's deployment (its folder, or its parent's folders); "
+    "the pre-commit hooks use it so that a change to one side of a pair checks the pair.":
+        "同时读取每个指定文件所属部署的其余文件（它所在的目录，或上一级目录下的各个目录）；"
+        "pre-commit 钩子使用此选项，使只改动 PD 一侧时也会检查整对部署。",
     "The launch_online_dp.py command that runs the DP template(s), e.g. "
     "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.":
         "运行 DP 模板脚本的 launch_online_dp.py 命令，例如 "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import click
 
 from qlint.linter.cli_args import FORMATS, config_cache, default_lang, fail, overrides, selection_options
-from qlint.linter.cli_inputs import deployments, read
+from qlint.linter.cli_inputs import gather, read
 from qlint.linter.cli_report import report
 
 DIFFS: list[str] = []
@@ -66,9 +66,12 @@ def use_color(choice: str) -> bool:
 @click.option("--launcher", metavar="COMMAND",
               help="The launch_online_dp.py command that runs the DP template(s), e.g. "
                    "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.")
+@click.option("--with-deployment", is_flag=True,
+              help="Also read the rest of each named file's deployment (its folder, or its parent's folders); "
+                   "the pre-commit hooks use it so that a change to one side of a pair checks the pair.")
 def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
                   fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics, color,
-                  lang, launcher):
+                  lang, launcher, with_deployment):
     """Lint launch scripts (files, directories, or - for stdin)."""
     from qlint.knowledge.base import KnowledgeError, load
     from qlint.rules.graph import Settings
@@ -76,7 +79,8 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     DIFFS.clear()
     output_format = choose_format(output_format, statistics)
     chosen = overrides(hardware, version, select, ignore, fail_level)
-    groups = deployments(paths)
+    named, directories = gather(paths)
+    groups = directories + [[path] for path in named]
     if unsafe_fixes and not (fix or show_diff):
         raise click.UsageError("--unsafe-fixes goes with --fix or --diff")
     if fix and show_diff:
@@ -98,11 +102,33 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--launcher")
     settings = Settings(hardware=chosen.hardware, version=chosen.vllm_ascend)
-    checked = []  # (LintResult, Effective)
     notices: list = []  # sarif.Notice of each input error
-    for group in groups:
-        checked += lint_group(group, cache, chosen, settings, kb, chosen_launcher, mode, quiet, notices,
-                              inline=not no_inline_suppressions)
+    inline = not no_inline_suppressions
+    analysed = []  # (Analysed, origin): origin is ("dir", n), ("named",) or ("extra",)
+    seen: set[str] = set()
+    for number, group in enumerate(directories):
+        for path in group:
+            seen.add(os.path.abspath(path))
+            analysed.append((analyse(path, cache, chosen, settings, kb, mode, quiet, notices, inline), ("dir", number)))
+    for path in named:
+        seen.add(os.path.abspath(path) if path != "-" else path)
+        analysed.append((analyse(path, cache, chosen, settings, kb, mode, quiet, notices, inline), ("named",)))
+    if with_deployment:  # pre-commit: the rest of each changed file's deployment is read too
+        from qlint.linter.cli_inputs import walk
+        from qlint.linter.grouping import deployment_folder_files
+
+        quiet_mode = FixMode()  # the files that did not change are read, never rewritten
+        for path in list(named):
+            if path == "-":
+                continue
+            for other in deployment_folder_files(path, walk):
+                if os.path.abspath(other) not in seen:
+                    seen.add(os.path.abspath(other))
+                    analysed.append((analyse(other, cache, chosen, settings, kb, quiet_mode, True, notices, inline),
+                                     ("extra",)))
+    checked = []  # (LintResult, Effective)
+    for group in deployment_groups([(item, origin) for item, origin in analysed if item is not None]):
+        checked += deploy(group, settings, kb, chosen_launcher)
     results = [result for result, _ in checked]
     report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
            show_suppressed=show_suppressed, color=use_color(color), lang=lang or default_lang())
@@ -114,33 +140,70 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     sys.exit(1 if failing and not exit_zero else 0)
 
 
-def lint_group(group, cache, overrides, settings, kb, launcher, mode, quiet, notices, *, inline):
-    """Lint one deployment: per-file policies, optional fixes, then the deployment pass."""
+@dataclass
+class Analysed:
+    """One file read and linted on its own, before the deployment pass."""
+
+    path: str
+    display: str
+    result: object
+    policy: object
+    effective: object
+
+
+def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
+    """Read and lint one file with its own configuration (fixes applied as asked); None after an input error."""
     from qlint.linter.config import ConfigError, resolve
-    from qlint.linter.deployment import lint_deployment
     from qlint.linter.lint import Policy, lint_bytes
 
-    inputs, policies, effectives, first = [], {}, {}, []
-    for path in group:
-        display = "<stdin>" if path == "-" else path
-        try:
-            effective = resolve(cache.for_path(path), overrides)
-        except ConfigError as error:
-            fail(str(error))
-        policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
-                        inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
+    display = "<stdin>" if path == "-" else path
+    try:
+        effective = resolve(cache.for_path(path), overrides)
+    except ConfigError as error:
+        fail(str(error))
+    policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
+                    inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
 
-        def lint(content: bytes, display=display, policy=policy):
-            return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
+    def lint(content: bytes):
+        return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
 
-        result = lint_path(path, display, lint, mode, quiet, notices)
-        if result is None:
-            continue
-        inputs.append((display, result.source.data))
-        first.append(result)
-        policies[display] = policy
-        effectives[display] = effective
-    results = lint_deployment(inputs, settings, kb, launcher, policies, first) if inputs else []
+    result = lint_path(path, display, lint, mode, quiet, notices)
+    if result is None:
+        return None
+    return Analysed(path, display, result, policy, effective)
+
+
+def deployment_groups(analysed: list) -> list[list[Analysed]]:
+    """Deployments: ``[tool.qlint] deployments`` globs first, then each directory argument, then
+    named files linked by what they reference (files read only for pre-commit join a group or
+    are dropped)."""
+    from qlint.linter.grouping import glob_key, linked_groups
+
+    by_key: dict[tuple, list[Analysed]] = {}
+    loose: list[tuple[Analysed, tuple]] = []
+    for item, origin in analysed:
+        key = glob_key(item.path, item.effective.deployments, item.effective.deployments_root)
+        if key is not None:
+            by_key.setdefault(("glob", key), []).append(item)
+        elif origin[0] == "dir":
+            by_key.setdefault(origin, []).append(item)
+        else:
+            loose.append((item, origin))
+    groups = list(by_key.values())
+    for members in linked_groups([item.result.plan for item, _ in loose]):
+        if any(loose[index][1][0] == "named" for index in members):
+            groups.append([loose[index][0] for index in members])
+    return groups
+
+
+def deploy(group: list[Analysed], settings, kb, launcher):
+    """The deployment pass over one group: templates per rank, then the cross-file rules."""
+    from qlint.linter.deployment import lint_deployment
+
+    inputs = [(item.display, item.result.source.data) for item in group]
+    policies = {item.display: item.policy for item in group}
+    effectives = {item.display: item.effective for item in group}
+    results = lint_deployment(inputs, settings, kb, launcher, policies, [item.result for item in group])
     return [(result, effectives[result.path]) for result in results]
 
 

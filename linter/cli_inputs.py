@@ -5,8 +5,9 @@ One reading policy: only regular files are read (a FIFO, a device such as
 ``/dev/zero``, a socket or a symlink loop is refused with a message), every read
 is bounded by ``source.MAX_BYTES`` (so ``qlint - < /dev/zero`` stops at once),
 and a directory walk skips hidden and vendored folders, qlint's own temporary
-files, and files that are neither ``*.sh``/``*.bash`` nor start with a real
-shell shebang.
+files, and files that hold no launch: it reads ``*.sh``/``*.bash`` and files with a
+real shell shebang, and by content Markdown guides with shell blocks and YAML
+manifests, compose files and e2e configs that run the engine.
 """
 
 from __future__ import annotations
@@ -35,21 +36,29 @@ class UnreadableInput(OSError):
         self.strerror = reason
 
 
-def deployments(paths: tuple[str, ...]) -> list[list[str]]:
-    """Group the inputs into deployments: the files named on the command line form one;
-    inside a directory argument, the scripts of each folder form one. An unreadable
-    folder is returned as a path of its own, so that reading it reports the error."""
+def gather(paths: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
+    """(files named one by one, the launch files of each directory argument).
+
+    A directory argument is one deployment with all its subfolders; named files are
+    grouped later by what they reference (``qlint.linter.grouping``). An unreadable
+    folder is returned as a named path, so that reading it reports the error."""
     named: list[str] = []
-    folders: dict[str, list[str]] = {}
+    directories: list[list[str]] = []
     for raw in paths:
         path = Path(raw)
         if raw != "-" and path.is_dir():
-            for child in walk(path, unreadable=named):
-                folders.setdefault(str(child.parent), []).append(str(child))
+            found = [str(child) for child in walk(path, unreadable=named)]
+            if found:
+                directories.append(found)
         else:
             named.append(raw)
-    groups = [named] if named else []
-    return groups + [folders[key] for key in sorted(folders)]
+    return named, directories
+
+
+def deployments(paths: tuple[str, ...]) -> list[list[str]]:
+    """The files of each directory argument (one group each), then each named file alone."""
+    named, directories = gather(paths)
+    return directories + [[path] for path in named]
 
 
 def walk(root: Path, unreadable: list[str]) -> list[Path]:
@@ -70,9 +79,36 @@ def walk(root: Path, unreadable: list[str]) -> list[Path]:
                     continue
             except (OSError, RuntimeError):
                 continue
-            if child.suffix in SHELL_SUFFIXES or has_shell_shebang(child):
+            if is_launch_file(child):
                 found.append(child)
     return sorted(found)
+
+
+ENGINE_MARKERS = (b"vllm serve", b"vllm.entrypoints", b"vllm-ascend")
+"""Text that marks a Markdown or YAML file as holding a launch (read by content in a folder)."""
+
+
+def is_launch_file(path: Path) -> bool:
+    """Whether a directory walk reads ``path``: a shell script (``*.sh``, ``*.bash``, a shell
+    shebang), a Markdown file with a shell block running the engine, or a Kubernetes manifest,
+    compose file or vllm-ascend e2e config that runs it."""
+    suffix = path.suffix.lower()
+    if suffix in SHELL_SUFFIXES or has_shell_shebang(path):
+        return True
+    if suffix not in (".md", ".markdown", ".yaml", ".yml"):
+        return False
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return False
+    if len(data) > MAX_BYTES or not any(marker in data for marker in ENGINE_MARKERS):
+        return False
+    if suffix in (".md", ".markdown"):
+        return b"```" in data or b"~~~" in data
+    from qlint.linter.documents import looks_like_launch_yaml
+
+    return looks_like_launch_yaml(data)
 
 
 def _skipped_folder(name: str) -> bool:

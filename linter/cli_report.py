@@ -15,6 +15,15 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
     if assumed and not quiet and output_format in ("text", "github"):
         click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
                    "(latest stable)", err=True)
+    if not quiet and output_format in ("text", "github"):
+        from qlint.linter.notes import no_engine, no_hardware
+
+        for result in results:
+            if result.found and result.error is None:
+                click.echo(f"note: {no_engine(result.path, result.found).get(lang)}", err=True)
+        unknown = [result.path for result in results if result.hardware_unknown]
+        if unknown:
+            click.echo(f"note: {no_hardware(unknown).get(lang)}", err=True)
     if output_format == "json":
         click.echo(render_json(results, kb, lang, notices))
         return

@@ -10,6 +10,7 @@ passed over. Keys (TOML, all optional)::
     hardware = "a3"                          # used when the script states no hardware
     vllm-ascend = "v0.23.0"                  # used when the script states no release
     fail-level = "error"                     # error | warning | info
+    deployments = ["deploy/pd/**", "deploy/dp-*"]   # globs: the files each one matches are one deployment
     [severity]                               # [tool.qlint.severity] in pyproject.toml
     QL513 = "warning"
 
@@ -52,7 +53,7 @@ class ConfigError(Exception):
 
 
 KEYS = {"select": "select", "ignore": "ignore", "severity": "severity", "hardware": "hardware",
-        "vllm_ascend": "vllm-ascend", "fail_level": "fail-level"}
+        "vllm_ascend": "vllm-ascend", "fail_level": "fail-level", "deployments": "deployments"}
 """Model field -> key as written in TOML."""
 
 
@@ -177,6 +178,8 @@ class Effective:
     hardware: str | None = None
     vllm_ascend: str | None = None
     fail_level: str = DEFAULT_FAIL_LEVEL
+    deployments: list[str] = field(default_factory=list)
+    deployments_root: str | None = None  # the folder the deployment globs are relative to
     origins: dict[str, str] = field(default_factory=dict)
 
     def enabled_ids(self) -> frozenset[str]:
@@ -212,6 +215,8 @@ def resolve(found: ConfigFile | None, cli: Overrides) -> Effective:
             if key in found.keys:
                 setattr(effective, name, getattr(found.config, name))
                 effective.origins[name] = found.label
+        if found.config.deployments:
+            effective.deployments_root = str(_absolute(found.path).parent)
     if cli.select is not None:  # the command line's choice is the whole choice: the file's ignore goes too
         effective.select, effective.origins["select"] = list(cli.select), "command line"
         effective.ignore, effective.origins["ignore"] = [], "default"
@@ -263,6 +268,7 @@ _UNSET = {
     "severity": "each rule's own",
     "hardware": "from the script (directive or image tag)",
     "vllm_ascend": "from the script (directive or image tag), else the latest stable release",
+    "deployments": "each directory argument, and named files that reference each other",
 }
 
 

@@ -32,6 +32,15 @@ class QlintConfig(BaseModel):
     hardware: Literal["a2", "a3", "310p"] | None = None
     vllm_ascend: str | None = Field(default=None, alias="vllm-ascend")
     fail_level: Severity | None = Field(default=None, alias="fail-level")
+    deployments: list[str] = Field(default_factory=list)  # globs, relative to the file's folder
+
+    @field_validator("deployments")
+    @classmethod
+    def _globs(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            if not pattern.strip() or pattern.startswith("/"):
+                raise ValueError(f"{pattern!r}: a deployment is a glob relative to this file's folder")
+        return value
 
     @field_validator("select", "ignore")
     @classmethod

@@ -48,6 +48,7 @@ class LintResult:
     suppressions: list[Suppression] = field(default_factory=list)  # this file's '# qlint: disable' comments
     opaque: list[Span] = field(default_factory=list)  # regions read through a mapping that is not 1:1: no edits
     found: str = ""  # what a file without an engine command holds instead (for the note)
+    hardware_unknown: bool = False  # it has an engine command but no hardware from anywhere
 
 
 @dataclass
@@ -138,7 +139,16 @@ def lint_bytes(
                         opaque=parsed.opaque, found=_found(plan, document))
     if not settings.version:
         result.assumed_version = _assumed_version(plan, kb)
+    result.hardware_unknown = bool(plan.serve_commands()) and not _hardware_stated(settings, plan)
     return apply_policy(result, policy, extra)
+
+
+def _hardware_stated(settings: Settings, plan: LaunchPlan) -> bool:
+    if settings.hardware:
+        return True
+    if any("hardware" in directive.settings for directive in plan.directives):
+        return True
+    return any(parse_image(value.text or "") for value in plan.image_tags)
 
 
 def apply_policy(result: LintResult, policy: Policy | None = None, extra: list[Finding] | None = None) -> LintResult:
@@ -184,9 +194,12 @@ def _found(plan: LaunchPlan, document) -> str:
         return ""
     programs: list[str] = []
     for command in plan.commands:
-        name = command.kind if command.kind in ("proxy", "launcher", "client", "docker") else ""
-        if not name and command.argv and command.argv[0].text:
-            name = command.argv[0].text.rsplit("/", 1)[-1]
+        words = [value.text.rsplit("/", 1)[-1] for value in command.argv[:2] if value.text]
+        name = words[0] if words else ""
+        if name.startswith("python") and len(words) > 1:
+            name = words[1]  # python load_balance_proxy_server_example.py, launch_online_dp.py
+        if command.kind == "docker":
+            name = "docker (no engine command inside)"
         if name and name not in programs:
             programs.append(name)
     if programs:
@@ -242,12 +255,27 @@ def _with_defaults(settings: Settings, plan: LaunchPlan, policy: Policy) -> Sett
     return settings
 
 
+DIRECTIVE_KEYS = ("hardware", "vllm-ascend", "model")
+"""Keys a ``# qlint:`` directive may set (``disable=`` / ``disable-file=`` are suppressions)."""
+
+
 def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> InputError | None:
-    """A ``# qlint: hardware=`` / ``vllm-ascend=`` / ``model=`` directive whose value qlint cannot use."""
+    """A ``# qlint:`` directive with a key qlint does not know, or a ``hardware=`` /
+    ``vllm-ascend=`` / ``model=`` value it cannot use."""
+    import difflib
+
     hardware_ids = [item.id for item in kb.hardware]
     for directive in plan.directives:
         line = directive.span.line
         text = source.line_text(line)
+        for key in directive.settings:
+            if key in DIRECTIVE_KEYS:
+                continue
+            column = text.find(key, directive.span.column - 1) + 1 if key else directive.span.column
+            close = difflib.get_close_matches(key, DIRECTIVE_KEYS + ("disable", "disable-file"), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            return InputError(f"unknown key '{key}' in a '# qlint:' directive (known: {', '.join(DIRECTIVE_KEYS)}, "
+                              f"disable, disable-file){hint}", line, max(column, 1))
         hardware = directive.settings.get("hardware")
         if hardware is not None and hardware.lower() not in hardware_ids:
             column = text.find("hardware=", directive.span.column - 1) + len("hardware=") + 1

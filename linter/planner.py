@@ -468,6 +468,8 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
         if directive and not is_suppression_comment(text):
             stated: dict[str, str] = {}
             for item in directive.group("body").split():
+                if item == "--":
+                    break  # the rest is a reason, as in a suppression
                 name, _, setting = item.partition("=")
                 stated[name.strip()] = setting.strip()
             plan.directives.append(Directive(settings=stated, span=comment.span))

@@ -157,11 +157,11 @@ def test_output_the_encoding_cannot_carry_is_escaped(tmp_path):
 def test_sigint_exits_130(tmp_path):
     code = ("import signal, os\n"
             "from qlint.linter import cli_check\n"
-            "real = cli_check.lint_group\n"
+            "real = cli_check.analyse\n"
             "def interrupted(*a, **k):\n"
             "    os.kill(os.getpid(), signal.SIGINT)\n"
             "    return real(*a, **k)\n"
-            "cli_check.lint_group = interrupted\n"
+            "cli_check.analyse = interrupted\n"
             "from qlint.linter.cli import entry\n"
             "entry()\n")
     script = tmp_path / "run.sh"

@@ -1,0 +1,160 @@
+"""Which files are one deployment, so that cross-file rules compare only what runs together.
+
+- ``[tool.qlint] deployments`` globs (relative to the configuration file's folder): the files
+  each glob matches are one deployment, whatever else holds;
+- a directory argument is one deployment with all its subfolders (``prefill/``, ``decode/``
+  and a proxy under one folder);
+- files named one by one are one deployment only when they reference each other: a proxy
+  lists an engine's host and port, engines share a DP group (``--data-parallel-address`` and
+  RPC port), a KV producer and a KV consumer serve the same model through the same connector,
+  or a ``launch_online_dp.py`` launcher runs a DP template (``$1..$7``).
+
+``links(plan)`` gives what a plan offers and what it asks for; components are found with a
+small union-find. Nothing here reads files: it works on plans already built.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+from qlint.rules.plan import LauncherCommand, LaunchPlan, ProxyCommand
+
+_LOCAL = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", ""})
+
+
+def _text(value) -> str | None:
+    return None if value is None else value.text
+
+
+def offers(plan: LaunchPlan) -> set[tuple]:
+    """Tokens a plan offers: its endpoints, DP groups, KV pairs, being a DP template."""
+    from qlint.linter.deployment import is_template
+
+    tokens: set[tuple] = set()
+    for serve in plan.serve_commands():
+        option = serve.options.get("--port")
+        port = _text(option.value) if option is not None and option.value is not None else "8000"
+        hosts = set()
+        for name in ("HCCL_IF_IP", "LOCAL_IP", "NODE_IP", "POD_IP", "HOST_IP"):
+            setting = serve.env.get(name)
+            if setting is not None and setting.value is not None and setting.value.text:
+                hosts.add(setting.value.text)
+        for flag in ("--host", "--data-parallel-address"):
+            option = serve.options.get(flag)
+            if option is not None and option.value is not None and option.value.text:
+                hosts.add(option.value.text)
+        if port:
+            for host in hosts:
+                tokens.add(("endpoint", host, port))
+            tokens.add(("port", port))
+        address = serve.options.get("--data-parallel-address")
+        if address is not None and address.value is not None and address.value.text:
+            rpc = serve.options.get("--data-parallel-rpc-port")
+            rpc_port = _text(rpc.value) if rpc is not None and rpc.value is not None else "default"
+            tokens.add(("dp", address.value.text, rpc_port))
+        kv = serve.options.get("--kv-transfer-config")
+        if kv is not None and kv.json is not None and isinstance(kv.json.data, dict):
+            role = kv.json.data.get("kv_role")
+            if role in ("kv_producer", "kv_consumer", "kv_both"):
+                named = serve.options.get("--served-model-name")
+                model = _text(named.value) if named is not None and named.value is not None else _text(serve.model)
+                tokens.add(("kv", str(kv.json.data.get("kv_connector")), model))
+    if is_template(plan):
+        tokens.add(("dp-template",))
+    return tokens
+
+
+def wants(plan: LaunchPlan) -> set[tuple]:
+    """Tokens a plan asks for: the engines a proxy sends to, the template a launcher runs."""
+    tokens: set[tuple] = set()
+    for command in plan.commands:
+        if isinstance(command, ProxyCommand):
+            for side in ("prefiller", "decoder"):
+                hosts = [_text(v) for v in command.options.get(f"--{side}-hosts", [])]
+                ports = [_text(v) for v in command.options.get(f"--{side}-ports", [])]
+                if len(hosts) == 1 and len(ports) > 1:
+                    hosts = hosts * len(ports)
+                if len(ports) == 1 and len(hosts) > 1:
+                    ports = ports * len(hosts)
+                for host, port in zip(hosts, ports):
+                    if port is None:
+                        continue
+                    tokens.add(("port", port) if host is None or host in _LOCAL else ("endpoint", host, port))
+        elif isinstance(command, LauncherCommand):
+            tokens.add(("dp-template",))
+    return tokens
+
+
+def linked_groups(plans: list[LaunchPlan | None]) -> list[list[int]]:
+    """Indices of ``plans`` grouped into deployments by the references between them (in order)."""
+    parent = list(range(len(plans)))
+
+    def find(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    def union(left: int, right: int) -> None:
+        a, b = find(left), find(right)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    offered = [offers(plan) if plan is not None else set() for plan in plans]
+    wanted = [wants(plan) if plan is not None else set() for plan in plans]
+    by_token: dict[tuple, list[int]] = {}
+    for index, tokens in enumerate(offered):
+        for token in tokens:
+            if token[0] in ("dp", "kv"):  # shared tokens link the files that offer them
+                by_token.setdefault(token, []).append(index)
+    for members in by_token.values():
+        for other in members[1:]:
+            union(members[0], other)
+    for index, tokens in enumerate(wanted):
+        for token in tokens:
+            for other, offer in enumerate(offered):
+                if other != index and token in offer:
+                    union(index, other)
+    groups: dict[int, list[int]] = {}
+    for index in range(len(plans)):
+        groups.setdefault(find(index), []).append(index)
+    return [groups[key] for key in sorted(groups)]
+
+
+def glob_key(path: str, patterns: list[str], root: str | None) -> str | None:
+    """The ``[tool.qlint] deployments`` glob ``path`` matches (relative to ``root``), or None."""
+    if not patterns or root is None or path == "-":
+        return None
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, root)
+    if relative.startswith(".."):
+        return None
+    relative = relative.replace(os.sep, "/")
+    for pattern in patterns:
+        cleaned = pattern.strip().lstrip("./")
+        if fnmatch.fnmatchcase(relative, cleaned) or fnmatch.fnmatchcase(relative, cleaned.rstrip("/") + "/*") \
+                or (cleaned.endswith("/**") and relative.startswith(cleaned[:-3] + "/")):
+            return f"{root}:{pattern}"
+    return None
+
+
+def deployment_folder_files(path: str, walk) -> list[str]:
+    """For pre-commit: the launch files that may belong with ``path``: its folder's and, when the
+    folder sits beside other folders (``prefill/``, ``decode/``), its parent's tree."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parent = os.path.dirname(folder)
+    from pathlib import Path
+
+    root = Path(parent) if parent and parent != folder and _has_sibling_folders(folder) else Path(folder)
+    return [str(found) for found in walk(root, unreadable=[])]
+
+
+def _has_sibling_folders(folder: str) -> bool:
+    parent = os.path.dirname(folder)
+    try:
+        names = [n for n in os.listdir(parent) if not n.startswith(".")]
+    except OSError:
+        return False
+    return any(os.path.isdir(os.path.join(parent, n)) and os.path.join(parent, n) != folder for n in names) \
+        and os.path.exists(os.path.join(parent, names[0])) and not os.path.exists(os.path.join(parent, ".git"))

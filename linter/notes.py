@@ -1,0 +1,63 @@
+"""The notes ``qlint check`` prints besides the findings, so that silence is never read as "clean".
+
+- a file that runs no engine command: what was found instead;
+- files whose hardware is known from nowhere: one note naming the rule families that
+  were skipped for it and the ways to set the hardware.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from qlint.knowledge.text import Text
+
+
+@lru_cache(maxsize=4)
+def rules_needing(fact_name: str) -> tuple[str, ...]:
+    """Ids of the rules that cannot run while ``fact_name`` is unknown (it is required, directly or
+    through the facts they require; ``<fact>_if_known`` facts exist to read it optionally)."""
+    from qlint.rules.graph import FACTS, RULES, default_graph
+
+    default_graph()
+    needing = {fact_name}
+    changed = True
+    while changed:
+        changed = False
+        for name, definition in FACTS.items():
+            if name in needing or name == f"{fact_name}_if_known":
+                continue
+            if any(required in needing for required in definition.requires):
+                needing.add(name)
+                changed = True
+    return tuple(sorted(rule_id for rule_id, rule in RULES.items()
+                        if any(required in needing for required in rule.meta.requires)))
+
+
+def no_engine(path: str, found: str) -> Text:
+    return Text(
+        en=f"{path}: no engine command (vllm serve) was read here; {found}",
+        zh=f"{path}：这里没有读到推理引擎命令（vllm serve）；{_zh_found(found)}",
+    )
+
+
+def _zh_found(found: str) -> str:
+    return (found.replace("runs ", "运行的是 ").replace("no command", "没有任何命令")
+            .replace("no shell code block", "没有 shell 代码块")
+            .replace("YAML without containers, services or server_cmd", "YAML 中没有 containers、services 或 server_cmd"))
+
+
+def no_hardware(paths: list[str]) -> Text:
+    """One note for every file whose hardware is unknown."""
+    from qlint.rules.graph import RULES
+
+    ids = rules_needing("hardware")
+    groups = sorted({group for rule_id in ids for group in RULES[rule_id].meta.groups})
+    shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
+    return Text(
+        en=f"no hardware given or found for {shown}: {len(ids)} rules of the families {', '.join(groups)} were "
+        "skipped (e.g. TP x DP against the node's NPUs). Set it with --hardware a2|a3|310p, hardware = \"a2\" in "
+        "[tool.qlint], a '# qlint: hardware=a2' comment, or a vllm-ascend image tag (suffix -a3, -310p).",
+        zh=f"{shown} 没有给出也没有找到硬件：跳过了 {', '.join(groups)} 类别中的 {len(ids)} 条规则"
+        "（例如按节点 NPU 数检查 TP x DP）。可用 --hardware a2|a3|310p、[tool.qlint] 中的 hardware = \"a2\"、"
+        "注释 '# qlint: hardware=a2'，或带后缀（-a3、-310p）的 vllm-ascend 镜像标签来指定。",
+    )
