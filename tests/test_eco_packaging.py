@@ -60,7 +60,9 @@ def test_hooks_file_declares_both_hooks():
 
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"qlint", "qlint-fix"}
-    assert hooks["qlint"]["entry"] == "qlint" and hooks["qlint-fix"]["entry"] == "qlint --fix"
+    # --with-deployment: a change to one side of a deployment checks the whole deployment
+    assert hooks["qlint"]["entry"] == "qlint --with-deployment"
+    assert hooks["qlint-fix"]["entry"] == "qlint --fix --with-deployment"
     assert all(hook["language"] == "python" and hook["types"] == ["shell"] for hook in hooks.values())
 
 
