@@ -2,7 +2,7 @@
 
 Images are ``quay.io/ascend/vllm-ascend:<tag>[-a3|-310p][-openeuler]``; the
 suffix selects the hardware build (none: Atlas A2). Sources:
-``000_94316b1b2010938d.txt section 4.1``, ``001_1f87ed2ec95407d6.txt section 4.1``.
+the installation guide's image table and the tutorials' Docker sections (``hardware.toml``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 ``launch_online_dp.py`` (vllm-ascend ``examples/external_online_dp``) starts one
 ``run_dp_template.sh`` per local DP rank with ``$1..$7`` = devices, port, DP
-size, DP rank, DP address, RPC port, TP size (``vllm_ascend_facts.md section
-1.3``): rank ``i`` gets devices ``i*tp .. (i+1)*tp-1``, port ``start + i`` and
+size, DP rank, DP address, RPC port, TP size (``launch_online_dp.py`` L54-58 at v0.23.0): rank ``i`` gets devices ``i*tp .. (i+1)*tp-1``, port ``start + i`` and
 rank ``rank_start + i``. With the launcher known, a template is linted once per
 local rank with those bindings; without it, ``$1..$7`` stay symbolic and the
 rules that need them are skipped.

@@ -3,7 +3,7 @@
 dump_config_path, fused MC2 values and hierarchy communication, reduced sampling, the NZ
 KV-cache layout. The scheduler extensions are in ``scheduler_switches``.
 
-Sources: ``vllm_ascend_facts.md sections 2.1 and 2.2``; ``vllm_ascend/ascend_config.py`` and
+Sources: ``vllm_ascend/ascend_config.py`` and
 ``vllm_ascend/platform.py`` at v0.16.0rc1, v0.18.0, v0.20.2rc1, v0.23.0, v0.25.1rc1 and main
 (line ranges in each rule's ``sources``), ``vllm-ascend@v0.23.0:vllm_ascend/envs.py L96-102``.
 """

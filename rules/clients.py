@@ -1,7 +1,7 @@
 """Client rules: curl, lm_eval and ``vllm bench serve`` must ask for a name the server answers to.
 
-Sources: seed 001 sections 6-8 (clients use the --served-model-name), vLLM's OpenAI server
-(``The model `X` does not exist.``, HTTP 404), ``vllm_ascend_facts.md section 5``.
+Sources: the Qwen3.5-27B/Qwen3.6-27B tutorial, sections 6-8 (clients use the
+--served-model-name), vLLM's OpenAI server (``The model `X` does not exist.``, HTTP 404).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 modes that turn ACL graphs off, max_cudagraph_capture_size against the capture sizes, capture
 sizes above --max-num-batched-tokens, and TP-aligned sizes for shared-expert DP.
 
-Sources: ``vllm_ascend_facts.md section 4.5``; ``vllm@v0.23.0:vllm/config/vllm.py L1157-1168,
+Sources: ``vllm@v0.23.0:vllm/config/vllm.py L1157-1168,
 L1689-1775``, ``vllm-ascend@v0.23.0:vllm_ascend/platform.py L535-568``,
 ``vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L114-122``, ``vllm-ascend@main:vllm_ascend/platform.py
 L974-979, L1040-1064``.

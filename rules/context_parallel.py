@@ -2,7 +2,7 @@
 (v0.22.1rc1-v0.24.0rc1) or on the V1 model runner (v0.25.1rc1 on), decode context parallel with
 dynamic speculative decoding (main).
 
-Sources: ``vllm_ascend_facts.md sections 4 and 4.4``; ``vllm-ascend@v0.23.0:vllm_ascend/platform.py
+Sources: ``vllm-ascend@v0.23.0:vllm_ascend/platform.py
 L349-358``, ``vllm-ascend@main:vllm_ascend/platform.py L1381-1419``,
 ``vllm@v0.23.0:vllm/config/vllm.py L519-531``.
 """

@@ -3,7 +3,7 @@
 Each fact is a small function. An option the script leaves out is a *known*
 fact with vLLM's default (and says so in its origin); an option whose value
 is symbolic (``$7``) makes the fact unknown, so rules that need it are skipped.
-Defaults cited: ``vllm_ascend_facts.md section 5`` (vLLM 0.23.0 serve defaults).
+Defaults cited: vLLM 0.23.0 serve defaults (``vllm/engine/arg_utils.py``, ``vllm/config/cache.py``).
 """
 
 from __future__ import annotations
@@ -322,7 +322,7 @@ def enforce_eager(scope: Scope):
 @fact("cudagraph_mode", requires=("compilation", "enforce_eager"))
 def cudagraph_mode(scope: Scope):
     """The ACLGraph mode in effect: NONE under --enforce-eager, else the configured one,
-    else vLLM's default FULL_AND_PIECEWISE (``vllm_ascend_facts.md section 4.5``)."""
+    else vLLM's default FULL_AND_PIECEWISE."""
     if scope.get("enforce_eager"):
         return Known("NONE", "--enforce-eager")
     config = scope.get("compilation")
@@ -370,11 +370,11 @@ def prefix_caching(scope: Scope):
 @fact("flashcomm1", requires=("additional_config", "version"))
 def flashcomm1(scope: Scope):
     """True when FlashComm1 is switched on (additional-config wins over the env var;
-    both ignored on main). Sources: ``vllm_ascend_facts.md section 2.2``, ``section 7``."""
+    both ignored on main). Sources: ``ascend_config.py`` / ``envs.py`` at each release."""
     if kit.is_main(scope):
         return Known(False, "FlashComm1 removed on main")
     config = scope.get("additional_config")
-    # the additional-config key is read from v0.20.2rc1 on (vllm_ascend_facts.md section 2.2)
+    # the additional-config key is read from v0.20.2rc1 on (vllm-ascend v0.20.2rc1 ascend_config.py L83-87)
     if "enable_flashcomm1" in config and kit.since(scope, "v0.20.2rc1"):
         return Known(bool(config["enable_flashcomm1"]), "additional-config enable_flashcomm1")
     text, span = kit.env(_serve(scope), "VLLM_ASCEND_ENABLE_FLASHCOMM1")

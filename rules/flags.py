@@ -1,9 +1,8 @@
 """Rules about the options themselves: unknown flags, bad JSON, bad values, bad keys.
 
-Sources: ``vllm_ascend_facts.md section 5`` (FlexibleArgumentParser, argparse
-``unrecognized arguments``), ``section 4.4`` (vLLM sub-configs are pydantic
-dataclasses with ``extra="forbid"``), ``section 2`` (``--additional-config`` is
-free-form and silently ignores unknown keys).
+Sources (pinned lines in each rule's ``sources``): vLLM's FlexibleArgumentParser and argparse
+``unrecognized arguments``, vLLM sub-configs as pydantic dataclasses with ``extra="forbid"``,
+and vllm-ascend's free-form ``--additional-config`` that silently ignores unknown keys.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Host tuning written into a launch script that runs inside the container.
 
-Sources: ``vllm_ascend_facts.md section 7`` item 15 (seeds 000 and 003 run
-``sysctl -w`` and a cpufreq ``tee`` in the serve script);
-``vllm-ascend@main:docs/source/developer_guide/performance_and_debug/optimization_and_tuning.md L156-220``
+Sources: the Qwen3.6-35B-A3B and Qwen3.5-397B-A17B tutorials (they run ``sysctl -w`` and a
+cpufreq ``tee`` in the serve script); vllm-ascend main
+``docs/source/developer_guide/performance_and_debug/optimization_and_tuning.md L156-220``
 (kernel tuning must be applied on the host OS as root, not inside containers).
 """
 

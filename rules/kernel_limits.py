@@ -2,8 +2,7 @@
 (QL548-QL549): a non-positive mega_moe_max_tokens for the fused mega-MoE operator, and MLA
 attention models on Atlas 300I (310P), whose model runner has the plain attention backend only.
 
-Sources: ``vllm_ascend_facts.md section 4.1 and section 7 item 21``;
-``vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L306-318``,
+Sources: ``vllm-ascend@v0.23.0:vllm_ascend/ascend_config.py L306-318``,
 ``vllm-ascend@main:vllm_ascend/ascend_config.py L283-290``,
 ``vllm-ascend@v0.15.0rc1:vllm_ascend/_310p/model_runner_310p.py L52`` and
 ``vllm-ascend@v0.23.0:vllm_ascend/_310p/model_runner_310p.py L744-753``.

@@ -1,8 +1,8 @@
 """PD disaggregation rules: --kv-transfer-config against the engine it configures.
 
-Sources: ``vllm_ascend_facts.md section 4.6`` (recompute scheduler and PD roles),
-``section 4.8`` (kv_connector_extra_config checks, Mooncake connectors),
-``section 7`` item 1 (seed 003 vs seed 001 on the recompute scheduler).
+Sources (pinned lines in each rule's ``sources``): vllm-ascend's recompute scheduler and PD role
+checks, the kv_connector_extra_config checks and Mooncake connectors, and the two tutorials that
+disagree on the recompute scheduler (Qwen3.5-397B-A17B vs Qwen3.5-27B/Qwen3.6-27B).
 """
 
 from __future__ import annotations

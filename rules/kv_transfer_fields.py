@@ -3,8 +3,7 @@ policy on hybrid models, fields vllm-ascend overwrites (engine_id, kv_buffer_siz
 enable_permute_local_kv), and kv_connector names outside the connector registries. The PD
 rules over the same option are in ``kv_transfer``.
 
-Sources: ``vllm_ascend_facts.md sections 4.6, 4.8 and 7 item 18``;
-``vllm-ascend@v0.23.0:vllm_ascend/platform.py``, ``vllm_ascend/distributed/kv_transfer/__init__.py``
+Sources: vllm-ascend v0.23.0 ``vllm_ascend/platform.py``, ``vllm_ascend/distributed/kv_transfer/__init__.py``
 (v0.23.0 and main), ``vllm@v0.23.0:vllm/config/kv_transfer.py L70-73`` and
 ``vllm@v0.23.0:vllm/distributed/kv_transfer/kv_connector/factory.py L96-128``.
 """

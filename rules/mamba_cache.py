@@ -1,7 +1,7 @@
 """Startup check on the mamba cache mode of Qwen hybrid (GDN) models (QL546): 'align' needs
 chunked prefill, a mode without prefix caching is reset to 'none', 'all' falls back to 'align'.
 
-Sources: ``vllm_ascend_facts.md section 4.7``; ``vllm@v0.23.0:vllm/model_executor/models/config.py
+Sources: ``vllm@v0.23.0:vllm/model_executor/models/config.py
 L337-393``, ``vllm@v0.17.0:vllm/model_executor/models/config.py L395-417``,
 ``vllm@v0.23.0:vllm/config/model.py L1852-1856``.
 """

@@ -2,7 +2,7 @@
 ASCEND_LAUNCH_BLOCKING=1 with ACL graphs, and PYTORCH_NPU_ALLOC_CONF options that exclude
 expandable segments.
 
-Sources: ``vllm_ascend_facts.md section 3.3``; ``vllm-ascend@v0.23.0:vllm_ascend/platform.py
+Sources: ``vllm-ascend@v0.23.0:vllm_ascend/platform.py
 L645-657, L772-790`` and ``vllm-ascend@main:vllm_ascend/platform.py L1109-1117, L1208-1227``.
 """
 

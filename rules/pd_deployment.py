@@ -1,10 +1,10 @@
 """Rules over a whole PD deployment: prefill scripts, decode scripts and the proxy together.
 
 A deployment is the set of scripts linted in one call (or one directory). Roles
-come from ``kv_role``. Sources: ``vllm_ascend_facts.md section 4.8`` (Mooncake
-connectors, ``check_kv_extra_config``, port use), ``section 5`` (DP over nodes),
-``section 1.3`` (proxy arguments), ``section 7`` item 5 (kv_port in the reserved
-range), seed 001 section 5.2 and the Qwen3.5-397B-A17B tutorial's PD section.
+come from ``kv_role``. Sources (pinned lines in
+each rule's ``sources``): the Mooncake connectors, ``check_kv_extra_config`` and port use,
+vLLM's DP over nodes, the proxy's arguments, the kv_port guide, and the PD sections of the
+Qwen3.5-27B/Qwen3.6-27B and Qwen3.5-397B-A17B tutorials.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Atlas inference products (Atlas 300I Duo, Ascend 310P): float16 only, few graph sizes,
 no npugraph_ex before v0.23.0, TP only, no PD disaggregation, no FP8 KV cache.
 
-Sources: ``vllm_ascend_facts.md section 4.1`` and ``section 7`` items 10-12, seed 001
-section 5.1 (the 310P launch blocks), the 310P guide and code at each release.
+Sources: the Qwen3.5-27B/Qwen3.6-27B tutorial, section 5.1 (the 310P launch blocks), the 310P
+guide and the 310P code at each release (pinned lines in each rule's ``sources``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Hybrid-model rules: prefix caching and the mamba cache mode on Qwen3.5/3.6 (GDN + full attention).
 
-Sources: ``vllm_ascend_facts.md section 4.7`` (prefix caching and mamba cache on hybrid
-models), ``section 4.4`` (Qwen3.5 MTP and ``mamba_cache_mode=all``), ``section 7`` item 6
-(the Qwen3.5-397B-A17B tutorial's "enabled by default" claim), vllm-ascend#7944 (decode-node limitation).
+Sources (pinned lines in each rule's ``sources``): vLLM's prefix-caching default and mamba cache
+modes for hybrid models, Qwen3.5 MTP and ``mamba_cache_mode=all``, the Qwen3.5-397B-A17B
+tutorial's "enabled by default" claim, vllm-ascend#7944 (decode-node limitation).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Quantization rules: float16 with W8A8 weights on A2/A3, the --quantization ascend flag.
 
-Sources: ``vllm_ascend_facts.md section 4.3`` (auto-detection of ModelSlim checkpoints,
-the ValueError for ``--quantization ascend`` on a checkpoint without
-``quant_model_description.json``), ``section 7`` item 20, and case-01
-(vllm-ascend#12907: the 310P recipe's float16 run on an A2 node).
+Sources: vllm-ascend's auto-detection of ModelSlim checkpoints and the ValueError for
+``--quantization ascend`` on a checkpoint without ``quant_model_description.json`` (pinned lines in
+each rule's ``sources``), and vllm-ascend#12907 (the 310P recipe's float16 run on an A2 node).
 """
 
 from __future__ import annotations

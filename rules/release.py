@@ -1,9 +1,9 @@
 """Release rules: the image's hardware build, the first release that supports a model,
 environment variables that a release no longer reads.
 
-Sources: image suffixes (seed 000 section 4.1, seed 001 section 4.1), model support
-(``first_vllm_ascend`` / ``first_vllm_ascend_310p`` in models.toml) and the env-var
-history in env_vars.toml (``vllm_ascend_facts.md section 3``).
+Sources: image suffixes (the installation guide's image table and the tutorials' Docker
+sections), model support (``first_vllm_ascend`` / ``first_vllm_ascend_310p`` in models.toml) and
+the env-var history in env_vars.toml, each with pinned URLs.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ShortRequestFirst and DyntraLB. From v0.25.1rc1 they live under ``scheduler_config``; the
 top-level spellings are read from the release that introduced them.
 
-Sources: ``vllm_ascend_facts.md sections 2.1 and 4.6``; ``vllm_ascend/ascend_config.py`` and
+Sources: ``vllm_ascend/ascend_config.py`` and
 ``vllm_ascend/platform.py`` at v0.19.1rc1, v0.23.0, v0.25.1rc1 and main (line ranges in each
 rule's ``sources``).
 """

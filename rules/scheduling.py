@@ -1,9 +1,8 @@
 """Scheduling and context rules: --max-model-len vs the model, --max-num-batched-tokens vs
 --max-num-seqs and --max-model-len, and --max-num-seqs vs the default ACLGraph capture grid.
 
-Sources: ``vllm_ascend_facts.md section 5`` (scheduler checks, NPU serve defaults),
-``section 4.5`` (default capture size on Ascend), ``section 7 item 13`` (the Qwen3.5-27B/Qwen3.6-27B tutorial's
-266000 > 262144); vLLM ``vllm/config/scheduler.py L259-300`` and ``config/model.py
+Sources: the Qwen3.5-27B/Qwen3.6-27B tutorial's 266000 > 262144, vllm-ascend's default capture
+size; vLLM ``vllm/config/scheduler.py L259-300`` and ``config/model.py
 L2220-2248``; vllm-ascend v0.11.0rc1 ``core/schedule_config.py`` (ascend scheduler).
 """
 

@@ -1,9 +1,8 @@
 """Script-level hygiene: shebang placement and dangling line continuations.
 
-Sources: ``vllm_ascend_facts.md section 7`` items 3 and 16 (seed 003's
-run_d0.sh/run_d1.sh put ``#!/bin/bash`` after three ``unset`` lines and its
-proxy.sh writes ``#/bin/bash``; its single-node command ends in ``\\`` before
-a blank line).
+Sources: the Qwen3.5-397B-A17B tutorial (its run_d0.sh/run_d1.sh put ``#!/bin/bash`` after
+three ``unset`` lines, an earlier revision's proxy.sh writes ``#/bin/bash``, and its single-node
+command ends in ``\\`` before the end of the block), POSIX and the kernel's ``#!`` check.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 (QL541-QL545): --headless with API servers, --data-parallel-size-local, conflicting and inferred
 DP load-balancing modes, and the model as first positional argument.
 
-Sources: ``vllm_ascend_facts.md section 5``; ``vllm@v0.23.0:vllm/entrypoints/cli/serve.py``,
-``vllm/engine/arg_utils.py``, ``vllm/config/parallel.py L441-445``,
-``vllm/utils/argparse_utils.py L251-297`` (and ``vllm@v0.17.0:vllm/engine/arg_utils.py L1555-1557``).
+Sources: vLLM 0.23.0 ``vllm/entrypoints/cli/serve.py``, ``vllm/engine/arg_utils.py``,
+``vllm/config/parallel.py L441-445``, ``vllm/utils/argparse_utils.py L251-297`` (and vLLM 0.17.0
+``vllm/engine/arg_utils.py L1555-1557``); pinned URLs in each rule's ``sources``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 draft's quantization, model-specific MTP method aliases, and --async-scheduling with methods it
 does not support.
 
-Sources: ``vllm_ascend_facts.md sections 4.3 and 4.4``; ``vllm@v0.23.0:vllm/config/speculative.py``
+Sources: ``vllm@v0.23.0:vllm/config/speculative.py``
 and ``vllm/config/vllm.py L933-955`` (and v0.17.0), ``vllm-ascend@v0.23.0:vllm_ascend/platform.py
 L1124-1130``, ``vllm-ascend@main:vllm_ascend/platform.py L583-592``.
 """

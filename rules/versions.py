@@ -4,7 +4,7 @@
 Each finding names the vllm-ascend release it assumed (``at_version``). Sources:
 ``knowledge/data/serve_flags.toml`` (``added_in`` / ``removed_in`` from the vLLM 0.17.0 ..
 0.23.0 parsers), the vllm-ascend release notes and PRs for 310P, and
-``vllm_ascend_facts.md section 2.2`` / ``section 3.2`` / ``section 7 item 2`` for FlashComm1.
+the FlashComm1 key and variable in ``ascend_config.py`` / ``envs.py`` at each release.
 Sub-config keys per release are QL105's job (``rules/flags.py``), removed env vars QL512's.
 """
 

@@ -3,8 +3,8 @@
 The rule graph says what depends on TP and DP (``RuleGraph.affected_by``):
 the NPU count (``ASCEND_RT_VISIBLE_DEVICES``), the engine's own side of
 ``kv_connector_extra_config`` (``tp_size``/``dp_size``, checked at startup by
-vllm-ascend: ``vllm_ascend_facts.md section 4.8``), and, with FlashComm1, the
-capture sizes, which must be multiples of TP (``section 4.5``). A resize
+vllm-ascend's ``check_kv_extra_config``), and, with FlashComm1, the
+capture sizes, which must be multiples of TP. A resize
 edits all of them together so that the fixed script is consistent; when a
 dependent cannot follow (too few devices listed, capture sizes that are not
 multiples of the new TP under FlashComm1) it refuses and says why.
