@@ -271,12 +271,10 @@ def _subject(scope: Scope, condition: Any) -> tuple[Any, Span | None, Any]:
     """(value, span, target) of a condition's subject; target is what a fix edits."""
     serve = scope.serve
     if condition.env is not None:
-        setting = serve.env.get(condition.env)
-        if setting is None or setting.value is None:
+        read = kit.env(serve, condition.env)  # (Unknown when symbolic: the entry is undecided)
+        if read.value is None:
             return None, None, None
-        if setting.value.text is None:
-            raise _Undecided(condition.env)
-        return _coerce(setting.value.text, condition.value), setting.span, ("env", setting)
+        return _coerce(read.value, condition.value), read.span, ("env", serve.env[condition.env])
     if condition.flag is not None:
         option = serve.opt(condition.flag)
         if option is None:
@@ -365,20 +363,20 @@ def matched_text(entry: Any) -> str:
     return "; ".join(parts)
 
 
-def _fix(entry: Any, target: Any) -> Fix:
+def _fix(serve: Any, entry: Any, target: Any) -> Fix:
+    """The entry's workaround, with the kit's edits when the entry has a mechanical fix."""
     edits: list[Edit] = []
     spec = entry.fix
     if spec is not None and target is not None:
         kind, item = target[0], target[1]
         if spec.action == "drop" and kind in ("flag", "key"):
             edits = kit.drop_option(item)  # (an environment variable is not dropped: its export may set others too)
-        elif spec.action == "value":
-            if kind == "key":
-                edits = [Edit(item.json.key_spans[target[2]], spec.value)]
-            elif kind == "flag" and item.value is not None and item.value.raw == item.value.text:
-                edits = [Edit(item.value.span, spec.value)]
-            elif kind == "env" and item.value is not None and item.value.raw == item.value.text:
-                edits = [Edit(item.value.span, spec.value)]
+        elif spec.action == "value" and kind == "key":
+            edits = kit.set_key(serve, item.name, target[2], None, text=spec.value)
+        elif spec.action == "value" and kind == "flag" and item.value is not None:
+            edits = kit.set_value(serve, item.name, spec.value)
+        elif spec.action == "value" and kind == "env":
+            edits = kit.set_env(serve, item.name, spec.value)
     return Fix(entry.workaround, edits)
 
 
@@ -433,7 +431,7 @@ def _report(scope: Scope, severity: str):
                 f"［匹配：{matched}］",
             ),
             span,
-            _fix(entry, target),
+            _fix(scope.serve, entry, target),
         )
         finding.sources = tuple(entry.sources)
         finding.trace = [FactTrace("defect", entry.id, "knowledge/data/defects.toml")]
