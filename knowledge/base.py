@@ -260,9 +260,20 @@ class KnowledgeBase:
         return {mark: item for item in self.weight_formats for mark in item.name_marks}
 
     def format_from_name(self, reference: str) -> WeightFormat | None:
-        """The weight format a checkpoint name states (highest priority mark), None without a mark."""
+        """The weight format a checkpoint name states (highest priority mark), None without a mark.
+
+        A word carries a mark when it is the mark or the mark followed by letters only
+        (``w8a8mix``, ``w8a8dynamic``); ``w8a8c8`` is its own mark, not W8A8 plus ``c8``.
+        """
         marks = self._format_marks
-        found = [marks[word] for word in name_words(reference) if word in marks]
+        found = []
+        for word in name_words(reference):
+            if word in marks:
+                found.append(marks[word])
+                continue
+            head = word.rstrip("abcdefghijklmnopqrstuvwxyz")
+            if head != word and head in marks:
+                found.append(marks[head])
         return max(found, key=lambda item: item.priority) if found else None
 
     def format_from_modelslim(self, quant_type: str) -> WeightFormat | None:

@@ -14,14 +14,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from packaging.version import Version
+
+from qlint.knowledge.base import MAIN
 from qlint.rules.graph import Known, Scope, Unknown, fact
 
 SOURCES = (
     "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L2165-L2197",
     "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/transformers_utils/config.py#L855-L864",
     "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/transformers_utils/config.py#L511-L512",
+    "https://github.com/vllm-project/vllm/blob/v0.11.0/vllm/config/model.py#L1839-L1843",
+    "https://github.com/vllm-project/vllm/blob/v0.11.0/vllm/config/model.py#L398-L399",
+    "https://github.com/vllm-project/vllm/blob/v0.12.0/vllm/config/model.py#L2198-L2221",
 )
 UNSCALED_TYPES = ("su", "longrope", "llama3")  # vLLM does not multiply the length for these
+ROPE_PARAMETERS_VLLM_SINCE = Version("0.12.0")
+"""vLLM reads ``rope_parameters`` from 0.12.0 on; 0.11 and older read only ``rope_scaling``
+(from the config, --hf-overrides or the --rope-scaling option), so a ``rope_parameters``
+override is ignored there (vllm/config/model.py at v0.11.0 L1839 and v0.12.0 L2198)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class RopeOverride:
     rope: dict | None
     max_positions: int | None
     key: str  # the spelling found, for messages: "text_config.rope_parameters"
+    ignored: str | None = None  # why the rope dict does not count at this release
 
 
 def _section(overrides: dict) -> tuple[dict, str]:
@@ -41,15 +52,34 @@ def _section(overrides: dict) -> tuple[dict, str]:
     return overrides, ""
 
 
-@fact("rope_override")
+def _vllm_of(scope: Scope) -> Version | None:
+    """The vLLM version the release in effect ships, None for main or a release not in the knowledge."""
+    known = scope.known("version")
+    if known is None or known.value == MAIN:
+        return None
+    record = next((r for r in scope.kb.releases if r.tag == known.value), None)
+    try:
+        return Version(record.vllm.removeprefix("v")) if record is not None else None
+    except ValueError:
+        return None
+
+
+@fact("rope_override", requires=("version",))
 def rope_override(scope: Scope):
-    """The RoPE / max-position part of --hf-overrides (RopeOverride), None without one."""
+    """The RoPE / max-position part of --hf-overrides (or the old --rope-scaling option) as a
+    RopeOverride, None without one."""
     option = scope.serve.opt("--hf-overrides")
-    if option is None:
-        return Known(None, "no --hf-overrides")
-    if option.json is None or not isinstance(option.json.data, dict):
-        raise Unknown("rope_override")
-    section, prefix = _section(option.json.data)
+    legacy = scope.serve.opt("--rope-scaling")
+    section, prefix = {}, ""
+    if option is not None:
+        if option.json is None or not isinstance(option.json.data, dict):
+            raise Unknown("rope_override")
+        section, prefix = _section(option.json.data)
+    if legacy is not None and "rope_scaling" not in section:
+        if legacy.json is None or not isinstance(legacy.json.data, dict):
+            raise Unknown("rope_override")
+        section = {**section, "rope_scaling": legacy.json.data}
+        option = option or legacy
     rope, key = None, ""
     for name in ("rope_parameters", "rope_scaling"):
         if name in section:
@@ -61,7 +91,13 @@ def rope_override(scope: Scope):
     if (rope is not None and not isinstance(rope, dict)) or (
             positions is not None and (not isinstance(positions, int) or isinstance(positions, bool))):
         raise Unknown("rope_override")
-    return Known(RopeOverride(rope, positions, key or prefix + "max_position_embeddings"),
+    ignored = None
+    vllm = _vllm_of(scope)
+    if key.endswith("rope_parameters") and vllm is not None and vllm < ROPE_PARAMETERS_VLLM_SINCE:
+        ignored = f"vLLM {vllm} reads rope_scaling, not rope_parameters (read from vLLM 0.12.0 on)"
+        scaling = section.get("rope_scaling")
+        rope, key = (scaling, prefix + "rope_scaling") if isinstance(scaling, dict) else (None, key)
+    return Known(RopeOverride(rope, positions, key or prefix + "max_position_embeddings", ignored),
                  f"--hf-overrides {key or 'max_position_embeddings'}", option.span)
 
 
@@ -81,6 +117,10 @@ def context_limit(scope: Scope):
         base = override.max_positions
     rope = override.rope
     if rope is None:
+        if base is None:
+            raise Unknown("context_limit")
+        if override.ignored:
+            return Known(base, f"model max_position_embeddings; {override.ignored}")
         return Known(base, f"--hf-overrides max_position_embeddings {base}")
     kind = rope.get("rope_type", rope.get("type"))
     if not isinstance(kind, str):

@@ -98,19 +98,23 @@ MODEL_LEN = RuleMeta(
         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set; then it only warns, and positions past the trained "
         "length may produce NaN or garbage. RoPE scaling given with --hf-overrides raises the limit: for "
         "YaRN (rope_parameters, or the older rope_scaling spelling) it becomes original_max_position_embeddings x "
-        "factor, e.g. 262144 x 4 = 1048576 for the Qwen3.5-397B-A17B million-token runs. The Qwen3.5-27B/Qwen3.6-27B tutorial's "
+        "factor, e.g. 262144 x 4 = 1048576 for the Qwen3.5-397B-A17B million-token runs. vLLM reads "
+        "rope_parameters from 0.12.0 on; releases paired with vLLM 0.11 or older read only rope_scaling. The Qwen3.5-27B/Qwen3.6-27B tutorial's "
         "long-context row asks for 266000 tokens while the same tutorial gives 262144 as the model's limit.",
         zh="vLLM 会把 --max-model-len 与检查点配置推导出的长度（max_position_embeddings）比较，"
         "更大的值直接以 ValueError 拒绝；只有设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 时才仅给出警告，"
         "而超出训练长度的位置可能产生 NaN 或无意义输出。通过 --hf-overrides 设置的 RoPE 缩放会提高该上限："
         "YaRN（rope_parameters，或旧写法 rope_scaling）的上限为 original_max_position_embeddings x factor，"
-        "例如 Qwen3.5-397B-A17B 百万 token 配置中的 262144 x 4 = 1048576。Qwen3.5-27B/Qwen3.6-27B 教程的长上下文配置写了 266000，"
+        "例如 Qwen3.5-397B-A17B 百万 token 配置中的 262144 x 4 = 1048576。vLLM 自 0.12.0 起读取 rope_parameters；"
+        "配套 vLLM 0.11 及更早版本的发行版只读取 rope_scaling。Qwen3.5-27B/Qwen3.6-27B 教程的长上下文配置写了 266000，"
         "而同一教程给出的模型上限是 262144。",
     ),
     sources=(
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L2220-L2248",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L2165-L2197",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/transformers_utils/config.py#L855-L864",
+        "https://github.com/vllm-project/vllm/blob/v0.11.0/vllm/config/model.py#L1839-L1843",
+        "https://github.com/vllm-project/vllm/blob/v0.12.0/vllm/config/model.py#L2198-L2221",
         "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/tests/e2e/weekly/multi_node/external_dp/config/Qwen3.5-397B-w4a8_986k-function-PD.yaml#L75-L98",
         "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L800-L828 (table 2)",
         "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378",

@@ -75,3 +75,23 @@ def test_default_context_follows_the_scaled_limit():
     spec = {"rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}}
     found = facts(f"{QWEN3} {overrides(spec)}\n", "context_limit", "model_len_limit", hardware="a2", version="v0.23.0")
     assert found["context_limit"].value == 131072 and found["model_len_limit"].value == 131072
+
+
+def test_rope_parameters_is_ignored_before_vllm_0_12():
+    # releases.toml pairs v0.11.0rc1 with vLLM 0.11.0, which reads rope_scaling only
+    spec = {"rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}}
+    found = ql301(f"{QWEN3} --max-model-len 131072 {overrides(spec)}\n", "a2", "v0.11.0rc1")
+    assert len(found) == 1 and "above the 40960 maximum" in found[0].message
+    assert "reads rope_scaling, not rope_parameters" in found[0].message
+    legacy = {"rope_scaling": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}}
+    assert not ql301(f"{QWEN3} --max-model-len 131072 {overrides(legacy)}\n", "a2", "v0.11.0rc1")
+    assert not ql301(f"{QWEN3} --max-model-len 131072 {overrides(spec)}\n", "a2", "v0.17.0rc1")
+
+
+def test_tutorial_yarn_block_past_the_scaled_limit():
+    # Qwen3-235B-A22B.md at v0.20.2rc1 asked for 133000 over yarn 4 x 32768 = 131072; the docs
+    # changed it to 131072 (pull 11139), as vLLM raises ValueError above the scaled limit
+    spec = {"rope_parameters": {"rope_type": "yarn", "rope_theta": 1000000, "factor": 4,
+                                "original_max_position_embeddings": 32768}}
+    text = f"vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 8 --max-model-len 133000 {overrides(spec)}\n"
+    assert len(ql301(text, "a2", "v0.20.2rc1")) == 1

@@ -20,6 +20,7 @@ from qlint.knowledge.base import load
     ("Eco-Tech/DeepSeek-V3.1-w4a4c8-mxfp4", "mxfp4"),
     ("vllm-ascend/Qwen3-30B-A3B-quantized.w4a8", "w4a8"),
     ("Qwen3-32B-Int8", "int8"),
+    ("/path_to_weight/DeepSeek-V3.1_w8a8mix_mtp", "w8a8"),  # a mark followed by letters
     ("Eco-Tech/Qwen3.6-27B-w8a8", "w8a8"),
     ("Qwen/Qwen3.6-27B", None),
     ("/models/sw4a8x", None),  # a mark must be a whole word
