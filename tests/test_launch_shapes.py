@@ -279,14 +279,70 @@ def test_the_faulty_command_is_reported_at_its_line_in_every_shape(shape, tmp_pa
     assert _key(findings) == _key(bare)
 
 
-def test_without_the_wrappers_reading_the_shapes_are_not_bare_commands(tmp_path):
-    """The shapes really hide the command: a reader that stops at the first word sees no vllm serve."""
-    for shape in SHAPES:
-        first = next(line for line in shape(FAULTY, tmp_path).split("\n") if line and not line.startswith("#")
-                     and not line.startswith("export"))
-        if shape.__name__ in ("default_value", "assign_default", "api_server_module", "cli_main_module"):
-            continue
-        assert not first.startswith("vllm serve Eco"), shape.__name__
+def _serve(text: str, path: str = "run.sh"):
+    result = lint_bytes(path, text.encode())
+    assert result.error is None
+    [serve] = result.plan.serve_commands()
+    return result, serve
+
+
+def test_container_devices_are_the_npus_the_engine_sees():
+    text = ("# qlint: hardware=a2\ndocker run --rm --device=/dev/davinci0 --device /dev/davinci1 \\\n"
+            "  --device /dev/davinci_manager quay.io/ascend/vllm-ascend:v0.23.0 \\\n"
+            "  vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 4\n")
+    result, serve = _serve(text)
+    assert [d.text for d in serve.devices] == ["/dev/davinci0", "/dev/davinci1"]
+    [finding] = [f for f in result.findings if f.rule.id == "QL204"]
+    assert "the container maps 2" in finding.message and finding.span.line == 2
+    assert serve.wrappers == ["docker"]
+
+
+def test_container_environment_is_what_docker_passes():
+    text = ("export OMP_NUM_THREADS=1\nexport HCCL_BUFFSIZE=512\nDEV=0,1\n"
+            "docker run -e HCCL_BUFFSIZE -e ASCEND_RT_VISIBLE_DEVICES=$DEV --env=TASK_QUEUE_ENABLE=2 \\\n"
+            "  quay.io/ascend/vllm-ascend:v0.23.0 vllm serve Qwen/Qwen3.6-27B\n")
+    _, serve = _serve(text)
+    assert "OMP_NUM_THREADS" not in serve.env  # a container does not inherit the host's environment
+    assert serve.env["HCCL_BUFFSIZE"].value.text == "512"  # -e NAME passes the host's value
+    assert serve.env["ASCEND_RT_VISIBLE_DEVICES"].value.text == "0,1"
+    assert serve.env["TASK_QUEUE_ENABLE"].value.text == "2"
+
+
+@pytest.mark.parametrize("wrapper, inherited", [
+    ("sudo", False), ("sudo -E", True), ("sudo --preserve-env=OMP_NUM_THREADS", True), ("env -i", False),
+    ("env", True), ("ssh node1", False), ("nice -n 5", True),
+])
+def test_which_wrappers_pass_the_environment_on(wrapper, inherited):
+    _, serve = _serve(f"export OMP_NUM_THREADS=1\n{wrapper} vllm serve Qwen/Qwen3.6-27B\n")
+    assert ("OMP_NUM_THREADS" in serve.env) is inherited
+
+
+def test_docker_exec_runs_in_the_container_started_earlier():
+    text = ("docker run -d --name engine -e ASCEND_RT_VISIBLE_DEVICES=0,1 --device /dev/davinci0 "
+            "quay.io/ascend/vllm-ascend:v0.23.0-a3 sleep infinity\n"
+            "docker exec -it engine vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n")
+    result, serve = _serve(text)
+    assert serve.env["ASCEND_RT_VISIBLE_DEVICES"].value.text == "0,1"
+    assert any(tag.text.endswith("-a3") for tag in result.plan.image_tags)
+
+
+def test_a_function_never_called_is_still_read():
+    text = "# qlint: hardware=a2\nstart() {\n  vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 16 --port $1\n}\n"
+    result, serve = _serve(text)
+    assert serve.options["--port"].value.text is None  # $1 unknown: no guess
+    assert [f.span.line for f in result.findings if f.rule.id == "QL203"] == [3]
+
+
+def test_a_loop_reads_its_body_once_per_value():
+    text = "# qlint: hardware=a2\nfor tp in 2 16; do\n  vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size $tp &\ndone\n"
+    result = lint_bytes("run.sh", text.encode())
+    assert [s.options["--tensor-parallel-size"].value.text for s in result.plan.serve_commands()] == ["2", "16"]
+    assert len([f for f in result.findings if f.rule.id == "QL203"]) == 1
+
+
+def test_wrappers_that_run_nothing_are_not_engines():
+    for text in ("command -v vllm\n", "docker ps\n", "taskset -p 0xff 1234\n", "numactl --show\n"):
+        assert lint_bytes("run.sh", text.encode()).plan.serve_commands() == []
 
 
 # QL103 (a trailing backslash) and QL104 (shebang placement) are about the file's own layout,
