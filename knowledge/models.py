@@ -531,3 +531,192 @@ class KnownDefect(Cited):
         if self.origin not in kinds:
             raise ValueError(f"origin {self.origin} but no such link in sources")
         return self
+
+
+# -- per-release data written by qlint.knowledge.extract (knowledge/data/vllm/*.json, ascend/*.json) -----
+
+_PINNED = re.compile(
+    r"^https://github\.com/vllm-project/(vllm|vllm-ascend)/blob/(v[\w.]+|[0-9a-f]{40})/[\w./\-]+(#L\d+(-L\d+)?)?$"
+)
+
+
+def _pinned(value: str) -> str:
+    if not _PINNED.match(value):
+        raise ValueError(f"{value!r} is not a GitHub URL pinned to a tag or a 40-hex commit")
+    return value
+
+
+class Loose(BaseModel):
+    """Extracted records: unknown keys are errors; the values are what the reader found."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Range(Loose):
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+
+
+class ExtractedOption(Loose):
+    """One ``vllm serve`` option: the ``add_argument`` call (``source``) and the dataclass field behind it."""
+
+    name: str = Field(pattern=r"^--?[A-Za-z0-9][\w.-]*$")
+    aliases: list[str] = Field(default_factory=list)
+    kind: Literal["bool", "int", "float", "str", "json", "list", "choice"]
+    source: str
+    choices: list[str] = Field(default_factory=list)
+    choices_open: bool = False
+    enum: list[str] = Field(default_factory=list)
+    default: object = None
+    negatable: bool = False
+    nargs: str | None = None
+    parser: Literal["human_readable_int", "human_readable_int_or_auto"] | None = None
+    range: Range | None = None
+    range_sources: list[str] = Field(default_factory=list)
+    field: str | None = None
+    field_source: str | None = None
+    sub_config: str | None = None
+    deprecated: bool = False
+    optional_value: bool = False
+
+    @field_validator("source", "field_source")
+    @classmethod
+    def _pinned_source(cls, value: str | None) -> str | None:
+        return value if value is None else _pinned(value)
+
+
+class ExtractedKey(Loose):
+    """A key of a JSON sub-config (a dataclass field) or of an additional-config section."""
+
+    key: str
+    type: Literal["int", "float", "str", "bool", "dict", "list", "any"] = "any"
+    source: str
+    choices: list[str] = Field(default_factory=list)
+    enum: list[str] = Field(default_factory=list)
+    enum_by_name: bool = False  # a before-validator maps a string to Enum[value.upper()]
+    enum_source: str | None = None
+    default: object = None
+    range: Range | None = None
+    range_sources: list[str] = Field(default_factory=list)
+    keys: list["ExtractedKey"] = Field(default_factory=list)
+    closed: bool | None = None
+    closed_source: str | None = None
+    # additional-config sections read by a class
+    class_: str | None = Field(default=None, alias="class")
+    class_source: str | None = None
+    also_read: list[str] = Field(default_factory=list)
+    validations: list[dict] = Field(default_factory=list)
+
+    @field_validator("source")
+    @classmethod
+    def _pinned_source(cls, value: str) -> str:
+        return _pinned(value)
+
+
+class ExtractedSubConfig(Loose):
+    option: str
+    class_: str = Field(alias="class")
+    closed: bool
+    closed_source: str
+    source: str
+    keys: list[ExtractedKey]
+
+
+class ExtractedEnv(Loose):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    source: str
+    default: str | None = None
+    deprecated: bool = False
+    deprecated_source: str | None = None
+
+    @field_validator("source")
+    @classmethod
+    def _pinned_source(cls, value: str) -> str:
+        return _pinned(value)
+
+
+class Bound(Loose):
+    field: str
+    op: Literal["gt", "ge", "lt", "le"]
+    value: float
+
+
+class ExtractedValidation(Loose):
+    """A startup check: ``raise ValueError(message)`` at ``source`` (file:line), with its guard."""
+
+    class_: str = Field(alias="class")
+    function: str
+    error: str
+    message: str
+    source: str
+    condition: str | None = None
+    bounds: list[Bound] = Field(default_factory=list)
+
+    @field_validator("source")
+    @classmethod
+    def _pinned_source(cls, value: str) -> str:
+        return _pinned(value)
+
+
+class ParserFeatures(Loose):
+    """How FlexibleArgumentParser rewrites spellings in one vLLM release (each value: the line doing it)."""
+
+    underscores: str | None = None
+    dotted_long: str | None = None
+    dotted_any: str | None = None
+    dotted_list_append: str | None = None
+    o_concat: str | None = None
+    o_concat_target: str | None = None
+    dotted_human_readable: str | None = None
+    allow_abbrev: bool = True
+    class_source: str | None = None
+    human_readable_int: str | None = None
+    human_readable_int_or_auto: str | None = None
+
+
+class VllmReleaseData(Loose):
+    """``knowledge/data/vllm/X.Y.Z.json``: what one vLLM sdist's sources say."""
+
+    schema_: int = Field(alias="schema")
+    project: Literal["vllm"]
+    version: str
+    ref: str
+    archive: str
+    parser: ParserFeatures
+    options: list[ExtractedOption] = Field(min_length=1)
+    sub_configs: list[ExtractedSubConfig]
+    env_vars: list[ExtractedEnv]
+    validations: list[ExtractedValidation]
+    unread: list[str]
+
+
+class AdditionalConfig(Loose):
+    closed: bool
+    source: str | None
+    keys: list[ExtractedKey]
+
+
+class CliChange(Loose):
+    option: str
+    add_choices: list[str]
+    source: str
+
+
+class AscendReleaseData(Loose):
+    """``knowledge/data/ascend/<tag>.json``: one vllm-ascend revision and the vLLM data it pairs with."""
+
+    schema_: int = Field(alias="schema")
+    project: Literal["vllm-ascend"]
+    release: str
+    ref: str
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    vllm: str | None
+    vllm_source: str | None
+    vllm_data: str | None
+    additional_config: AdditionalConfig
+    cli_changes: list[CliChange]
+    env_vars: list[ExtractedEnv]
+    validations: list[ExtractedValidation]
+    unread: list[str]

@@ -109,7 +109,16 @@ deprecation warning (``vllm@v0.23.0:vllm/config/speculative.py L550-554``)."""
 
 
 def _mtp_method(model: Model, version: str) -> str:
+    """``mtp`` where the release's speculative ``method`` list has it (vLLM 0.9.0 on, per the extracted
+    data), else the model's own alias."""
     if model.mtp_method is None or parse_version(version) >= parse_version(MTP_RENAMED):
+        return "mtp"
+    from qlint.knowledge.releases import facts_for
+
+    facts = facts_for(version)
+    sub = facts.sub_configs.get("--speculative-config") if facts is not None else None
+    method = sub.keys.get("method") if sub is not None else None
+    if method is not None and "mtp" in method.choices:
         return "mtp"
     return model.mtp_method
 

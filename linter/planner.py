@@ -115,16 +115,29 @@ class Planner:
                 continue
             head, has_inline, inline = text.partition("=")
             sub_key = None
-            if head.startswith("--") and "." in head:
+            if "." in head and (head.startswith("--") or not _is_number(head)):
+                # --compilation-config.mode / -cc.mode: one JSON sub-key (argparse_utils.py dotted args)
                 head, sub_key = head.split(".", 1)
             name, negated, known = self.resolve_flag(head)
+            glued = None
+            if not known and not head.startswith("--") and len(head) > 2 and sub_key is None:
+                # -O3 / -q8: a two-character short option glued to its value, as argparse reads it
+                short_name, _, short_known = self.resolve_flag(head[:2])
+                short_spec = self.flag_index.get(short_name) if short_known else None
+                if short_spec is not None and short_spec.type != "bool":
+                    name, known, glued = short_name, True, text[2:].removeprefix("=")
+                    head = head[:2]
             spec = self.flag_index.get(name) if known else None
             written = text.partition("=")[0]
             name_span = _sub_span(source, word, 0, len(written)) if has_inline else word.span
             name_span = name_span or word.span
             value: Value | None = None
             consumed = 1
-            if has_inline:
+            if glued is not None:
+                span = _sub_span(source, word, len(text) - len(glued), len(text)) or word.span
+                value = Value(text=glued, span=span, raw=glued)
+                name_span = _sub_span(source, word, 0, 2) or word.span
+            elif has_inline:
                 span = _sub_span(source, word, len(text) - len(inline), len(text)) or word.span
                 value = Value(text=inline, span=span, raw=inline)
             elif spec is not None and spec.type == "bool":
@@ -140,7 +153,7 @@ class Planner:
             end_span = value.span if value is not None else word.span
             option = Option(
                 name=name,
-                spelled=head if sub_key is None else f"{head}.{sub_key}",
+                spelled=(head if sub_key is None else f"{head}.{sub_key}") if glued is None else text,
                 span=Span(word.span.line, word.span.column, end_span.end_line, end_span.end_column),
                 name_span=name_span,
                 value=value,
@@ -149,7 +162,8 @@ class Planner:
             )
             if spec is not None and spec.type == "json" and value is not None:
                 value_word = words[index + 1] if consumed == 2 else word
-                self._read_json(source, option, value_word, sub_key, inline_offset=len(text) - len(inline) if has_inline else 0)
+                offset = len(text) - len(glued) if glued is not None else (len(text) - len(inline) if has_inline else 0)
+                self._read_json(source, option, value_word, sub_key, inline_offset=offset)
             options.append(option)
             index += consumed
         return options, positionals

@@ -29,7 +29,19 @@ def _serve(scope: Scope) -> ServeCommand:
 def _int_fact(scope: Scope, name: str, default: Any) -> Known:
     """An int option as a fact: its value, or ``default`` when absent. Unknown when symbolic/invalid."""
     serve = _serve(scope)
-    number, span = kit.integer(serve, name)
+    number, span = kit.integer(serve, name, strict=False)
+    option = serve.options.get(name)
+    if number is None and option is not None and option.value is not None:
+        if option.value.text is None:
+            raise Unknown(name)
+        # 300k / 32K: vLLM's human_readable_int, for the options this release parses with it
+        from qlint.rules.kit import options as option_facts
+
+        number = option_facts.option_int_value(option_facts.facts(scope, declared=False), name, option.value.text)
+        if number is None:
+            raise Unknown(name)
+        if number == -1 and name == "--max-model-len":  # -1 / auto: the model's own maximum
+            return Known(default, f"{option.spelled} {option.value.text}", span)
     if number is None:
         return Known(default, f"default of {name}")
     return Known(number, f"{serve.options[name].spelled} {number}", span)

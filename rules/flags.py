@@ -14,6 +14,7 @@ import re
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
+from qlint.rules.kit import options as option_facts
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
@@ -48,16 +49,23 @@ UNKNOWN_FLAG = RuleMeta(
     name="unknown-serve-flag",
     groups=("flags",),
     severity="error",
+    optional=("version",),
     fix="unsafe",
     title=Text(en="vllm serve does not know this option", zh="vllm serve 不认识该参数"),
     why=Text(
         en="argparse stops vllm serve with 'unrecognized arguments' when an option is misspelt. "
-        "Underscores and dashes are interchangeable in vLLM flag names, and unambiguous prefixes "
-        "are accepted, so only names that match nothing are reported.",
-        zh="参数拼写错误时 argparse 会以 “unrecognized arguments” 终止 vllm serve。"
-        "vLLM 参数名中的下划线与连字符等价，且接受无歧义的前缀，因此只报告完全无法匹配的名称。",
+        "The options are those of the release's own parser, extracted from its vLLM sources; underscores "
+        "and dashes are interchangeable, unambiguous prefixes, -O3 and dotted -cc.key / --compilation-config.key "
+        "are accepted where that release's FlexibleArgumentParser accepts them, so only names that match "
+        "nothing in any known release are reported here (an option of another release is QL550's).",
+        zh="参数拼写错误时 argparse 会以 “unrecognized arguments” 终止 vllm serve。参数表取自该版本 vLLM "
+        "源码中的参数解析器；下划线与连字符等价，无歧义的前缀、-O3 以及 -cc.key / --compilation-config.key "
+        "这类点号写法，只要该版本的 FlexibleArgumentParser 接受即不报告；只报告在所有已知版本中都不存在的名称"
+        "（其他版本才有的参数由 QL550 报告）。",
     ),
-    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/utils/argparse_utils.py#L302-L320",),
+    sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/utils/argparse_utils.py#L302-L320",
+             "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/utils/argparse_utils.py#L113",
+             "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/engine/arg_utils.py#L790"),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --tensor-paralel-size 2\n",
@@ -72,22 +80,35 @@ BAD_VALUE = RuleMeta(
     name="invalid-option-value",
     groups=("flags",),
     severity="error",
+    optional=("version",),
     title=Text(en="An option or JSON key has a value vLLM rejects", zh="参数或 JSON 键的取值会被 vLLM 拒绝"),
     why=Text(
-        en="Integer options given text, and choice options given a value outside their list "
-        "(--dtype, --kv-cache-dtype, cudagraph_mode, kv_role, ...) fail argument or config "
-        "validation before the model loads.",
-        zh="整数参数传入文本、或枚举参数（--dtype、--kv-cache-dtype、cudagraph_mode、kv_role 等）"
-        "取了列表之外的值，都会在加载模型之前的参数校验阶段失败。",
+        en="Integer options given text, choice options given a value outside their list "
+        "(--dtype, --kv-cache-dtype, cudagraph_mode, kv_role, the speculative method, ...) and numbers "
+        "outside the range the config field allows (--gpu-memory-utilization in (0, 1]) fail argument or "
+        "config validation before the model loads. Types, choices and ranges are those of the release "
+        "being linted, read from its vLLM sources (Field(gt=..., le=...) and __post_init__ checks); sizes "
+        "such as 300k / 32K are read as vLLM's human_readable_int reads them.",
+        zh="整数参数传入文本、枚举参数（--dtype、--kv-cache-dtype、cudagraph_mode、kv_role、投机方法等）"
+        "取了列表之外的值，或数值超出配置字段允许的范围（--gpu-memory-utilization 须在 (0, 1] 内），都会在加载"
+        "模型之前的参数校验阶段失败。类型、可选值和范围取自被检查版本的 vLLM 源码（Field(gt=..., le=...) 与 "
+        "__post_init__ 中的检查）；300k、32K 这类大小按 vLLM 的 human_readable_int 解析。",
     ),
     sources=(
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/compilation.py#L53-L63",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/kv_transfer.py",
+        "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/config/cache.py#L68",
+        "https://github.com/vllm-project/vllm/blob/v0.25.1/vllm/utils/argparse_utils.py#L29",
     ),
     examples=(
         Example(
             bad="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE\"}'\n",
             good="vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n",
+        ),
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B --gpu-memory-utilization 1.5\n",
+            good="vllm serve Qwen/Qwen3.6-27B --gpu-memory-utilization 0.9\n",
+            version="v0.25.1rc1",
         ),
     ),
 )
@@ -136,9 +157,15 @@ def _json_error_text(option) -> Text:
 
 @check(UNKNOWN_FLAG)
 def unknown_flag(scope: Scope):
-    names = scope.kb.flag_names  # built once per knowledge base
+    release = option_facts.facts(scope)
+    names = list(release.long_names) if release is not None else scope.kb.flag_names
     for option in scope.serve.all_options:
-        if option.known:
+        if release is not None:
+            if option_facts.resolve(release, option) is not None:
+                continue
+            if option.known or option_facts.versions_with(option.name):
+                continue  # an option of another release: QL550 says which
+        elif option.known:
             continue
         written = option.spelled.split(".", 1)[0]
         candidate = "--" + written.lstrip("-").replace("_", "-")
@@ -253,12 +280,78 @@ def _loose_type_finding(sub_closed: bool, key_spec, value, span):
     ), span)
 
 
+def _release_value(option, fact, release):
+    """QL106 findings for an option value against the release's own facts (type, choices, range)."""
+    text = option.value.text
+    where, where_zh = option_facts.where(release), option_facts.where_zh(release)
+    number: float | None = None
+    if fact.kind == "int":
+        number = option_facts.option_int_value(release, fact.name, text)
+        if number is None:
+            yield Finding(BAD_VALUE, Text(
+                en=f"{option.spelled} expects an integer, got {text!r} ({where})",
+                zh=f"{option.spelled} 需要整数，实际为 {text!r}（{where_zh}）",
+            ), option.value.span, sources=_cited(fact))
+            return
+        if fact.parser == "human_readable_int_or_auto" and number == -1:
+            return
+    elif fact.kind == "float":
+        number = option.value.as_float()
+        if number is None:
+            yield Finding(BAD_VALUE, Text(
+                en=f"{option.spelled} expects a number, got {text!r} ({where})",
+                zh=f"{option.spelled} 需要数值，实际为 {text!r}（{where_zh}）",
+            ), option.value.span, sources=_cited(fact))
+            return
+    elif fact.kind == "choice" and fact.choices and text not in fact.choices:
+        close = difflib.get_close_matches(text, list(fact.choices), n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        hint_zh = f"；是否想写 {close[0]}？" if close else ""
+        shown = ", ".join(fact.choices[:12]) + (", ..." if len(fact.choices) > 12 else "")
+        yield Finding(
+            BAD_VALUE,
+            Text(
+                en=f"{option.spelled} {text!r} is not one of {shown} ({where}){hint}",
+                zh=f"{option.spelled} 的取值 {text!r} 不在可选值 {shown} 之中（{where_zh}）{hint_zh}",
+            ),
+            option.value.span,
+            # Literal[...] | str: plugins may register more values at run time
+            severity="warning" if fact.choices_open else None,
+            sources=_cited(fact),
+        )
+        return
+    if number is not None and fact.range and not option_facts.in_range(fact.range, number):
+        bounds = option_facts.range_text(fact.range)
+        yield Finding(BAD_VALUE, Text(
+            en=f"{option.spelled} {text} is outside {bounds}, the range {where} accepts"
+               + (f" ({fact.field})" if fact.field else ""),
+            zh=f"{option.spelled} {text} 超出 {where_zh} 接受的范围 {bounds}"
+               + (f"（{fact.field}）" if fact.field else ""),
+        ), option.value.span, sources=_cited(fact, ranges=True))
+
+
+def _cited(fact, ranges: bool = False) -> tuple[str, ...]:
+    """The release's own lines for an option finding: the field (or add_argument) and any range check."""
+    found = [fact.field_source or fact.source]
+    if ranges:
+        found += [s for s in fact.range_sources if s not in found]
+    return tuple(found)
+
+
 @check(BAD_VALUE)
 def bad_value(scope: Scope):
     index = scope.kb.flag_index
+    release = option_facts.facts(scope)
     for option in scope.serve.all_options:
         spec = index.get(option.name) if option.known else None
-        if spec is None or option.value is None or option.value.text is None:
+        fact = option_facts.resolve(release, option) if release is not None else None
+        if option.value is None or option.value.text is None:
+            continue
+        if fact is not None and option.json is None and fact.kind != "json":
+            if "." not in option.spelled:
+                yield from _release_value(option, fact, release)
+            continue
+        if spec is None:
             continue
         text = option.value.text
         if spec.type == "int" and option.value.as_int() is None and not _human_readable_int_ok(spec.name, text):
@@ -298,15 +391,18 @@ def bad_value(scope: Scope):
                 option.value.span,
             )
             continue
-        sub = scope.kb.sub_config(option.name)
+        sub = _sub_config(scope, release, fact, option)
         if sub is None:
             continue
+        at = option_facts.where(release) if getattr(sub, "release", None) is not None else "vLLM 0.23.0"
+        at_zh = option_facts.where_zh(release) if getattr(sub, "release", None) is not None else "vLLM 0.23.0"
         for key_spec in sub.keys:
             value = option.json.get(key_spec.key, _MISSING)
             if value is _MISSING:
                 continue
             span = kit.span_of(scope.serve, option, key_spec.key)
-            compare = value.upper() if key_spec.key == "cudagraph_mode" and isinstance(value, str) else value
+            upper = getattr(key_spec, "upper", key_spec.key == "cudagraph_mode")
+            compare = value.upper() if upper and isinstance(value, str) else value
             if key_spec.choices and isinstance(value, str) and compare not in key_spec.choices:
                 # speculative methods grow with every vLLM release: the list is vLLM 0.23.0's
                 open_list = key_spec.key == "method"
@@ -317,20 +413,37 @@ def bad_value(scope: Scope):
                 yield Finding(
                     BAD_VALUE,
                     Text(
-                        en=f"{option.spelled} {key_spec.key} {json.dumps(value)} is not one vLLM 0.23.0 accepts "
+                        en=f"{option.spelled} {key_spec.key} {json.dumps(value)} is not one {at} accepts "
                         f"({shown}){hint}",
-                        zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 不被 vLLM 0.23.0 接受"
+                        zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 不被 {at_zh} 接受"
                         f"（可选：{shown}）{hint_zh}",
                     ),
                     span,
-                    severity="warning" if open_list else None,
+                    severity="warning" if open_list and getattr(sub, "release", None) is None else None,
                     sources=tuple(key_spec.sources),  # where the key and its choices are defined
                 )
+            elif getattr(key_spec, "range", None) and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and not option_facts.in_range(key_spec.range, value):
+                bounds = option_facts.range_text(key_spec.range)
+                yield Finding(BAD_VALUE, Text(
+                    en=f"{option.spelled} {key_spec.key} {json.dumps(value)} is outside {bounds}, the range {at} accepts",
+                    zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 超出 {at_zh} 接受的范围 {bounds}",
+                ), span, sources=tuple(key_spec.sources))
             elif not _type_ok(key_spec.type, value) and not (key_spec.type == "int" and isinstance(value, str) and value.isdigit()):
                 yield _loose_type_finding(sub.closed, key_spec, value, span)
 
 
 _MISSING = object()
+
+
+def _sub_config(scope: Scope, release, fact, option):
+    """The key table of a JSON option: the release's own (vLLM sub-configs), else the hand-kept one."""
+    if release is not None:
+        name = fact.name if fact is not None else option.name
+        sub = option_facts.sub_config(release, name)
+        if sub is not None:
+            return sub
+    return scope.kb.sub_config(option.name)
 
 
 def _walk_keys(data: dict, prefix: str = ""):
@@ -347,7 +460,9 @@ def unknown_key(scope: Scope):
     for option in scope.serve.all_options:
         if option.json is None or not isinstance(option.json.data, dict):
             continue
-        sub = scope.kb.sub_config(option.name)
+        release = option_facts.facts(scope)
+        fact = option_facts.resolve(release, option) if release is not None else None
+        sub = _sub_config(scope, release, fact, option)
         if sub is None:
             continue
         known = {k.key: k for k in sub.keys}
@@ -361,6 +476,8 @@ def unknown_key(scope: Scope):
                         continue  # free-form nested dict
                 if parent is not None and parent not in known:
                     continue  # reported at its parent
+                if parent is not None and known[parent].type not in ("dict", "any"):
+                    continue  # a value of the wrong type: QL106 reports it
                 if sub.closed:
                     close = difflib.get_close_matches(dotted, list(known), n=1)
                     hint = f"; did you mean {close[0]}?" if close else ""

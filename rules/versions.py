@@ -15,6 +15,7 @@ import json
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
+from qlint.rules.kit import options as option_facts
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
@@ -73,9 +74,63 @@ FLAG_RELEASE = RuleMeta(
 )
 
 
+def _first_tag_with(vllm_version: str) -> str | None:
+    """The oldest vllm-ascend release whose data is vLLM ``vllm_version``."""
+    for tag, paired in option_facts.ascend_tags_with_vllm().items():
+        if paired == vllm_version:
+            return tag
+    return None
+
+
+def _from_release_data(scope: Scope, facts):
+    """QL550 from the extracted parsers: an option of other vLLM releases that this release lacks."""
+    current = parse_version(facts.vllm)
+    at = kit.at_version(scope)
+    where, where_zh = f"{at.en} (vLLM {facts.vllm})", f"{at.zh}（vLLM {facts.vllm}）"
+    for option in scope.serve.all_options:
+        if option_facts.resolve(facts, option) is not None:
+            continue
+        versions = option_facts.versions_with(option.name)
+        if not versions:
+            continue  # not an option of any release: QL102's
+        name = option.spelled.split(".", 1)[0]
+        newer = [v for v in versions if parse_version(v) > current]
+        older = [v for v in versions if parse_version(v) < current]
+        if newer and not older:
+            tag = _first_tag_with(newer[0])
+            since = f" (vllm-ascend {tag})" if tag else ""
+            since_zh = f"（vllm-ascend {tag}）" if tag else ""
+            message = Text(en=f"{name} arrived with vLLM {newer[0]}{since}; {where} stops with 'unrecognized arguments'",
+                           zh=f"{name} 自 vLLM {newer[0]}{since_zh} 起才有；{where_zh} 会以 “unrecognized arguments” 退出")
+            advice = Text(en=f"remove {name}, or use a {tag} or later image" if tag else f"remove {name}",
+                          zh=f"删除 {name}，或使用 {tag} 及以后的镜像" if tag else f"删除 {name}")
+        elif older and not newer:
+            known = option_facts.release_index()["vllm"]
+            later = [v for v in known if parse_version(v) > parse_version(older[-1])]
+            gone = later[0] if later else facts.vllm
+            tag = _first_tag_with(gone)
+            since = f" (vllm-ascend {tag})" if tag else ""
+            since_zh = f"（vllm-ascend {tag}）" if tag else ""
+            message = Text(en=f"{name} was removed in vLLM {gone}{since}; {where} stops with 'unrecognized arguments'",
+                           zh=f"{name} 已在 vLLM {gone}{since_zh} 中删除；{where_zh} 会以 “unrecognized arguments” 退出")
+            advice = Text(en=f"remove {name}", zh=f"删除 {name}")
+        else:
+            message = Text(en=f"{name} is not an option of {where} (vLLM {', '.join(versions[-3:])} have it); "
+                           "it stops with 'unrecognized arguments'",
+                           zh=f"{name} 不是 {where_zh} 的参数（vLLM {', '.join(versions[-3:])} 有该参数）；"
+                           "会以 “unrecognized arguments” 退出")
+            advice = Text(en=f"remove {name}", zh=f"删除 {name}")
+        yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, kit.drop_option(option), "unsafe"),
+                      sources=(facts.vllm_source,) if facts.vllm_source else None)
+
+
 @check(FLAG_RELEASE)
 def flag_release(scope: Scope):
-    """Options whose ``added_in`` is after, or ``removed_in`` at or before, the release in use."""
+    """Options the release's own parser lacks (extracted data), else the ``added_in`` / ``removed_in`` table."""
+    facts = option_facts.facts(scope)
+    if facts is not None:
+        yield from _from_release_data(scope, facts)
+        return
     version = kit.release(scope)
     tag = scope.get("version")
     vllm = kit.paired_vllm(scope, tag)

@@ -322,12 +322,96 @@ def write_blocks(mirror: Path, ref: str, out: Path) -> list[Path]:
     return written
 
 
+# -- the precision corpus: every page of docs/source at every tag, deduplicated -----------------
+
+DOCS = "docs/source"
+MAIN_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
+LAUNCH_MARKERS = ("vllm serve", "vllm.entrypoints.openai.api_server")
+
+
+def corpus_refs(mirror: Path, first: str = "v0.11.0") -> list[str]:
+    """Every release tag from ``first`` on (rc tags included, oldest first), then main."""
+    from packaging.version import Version
+
+    tags = [t for t in _git(mirror, "tag").split() if t.startswith("v")]
+    picked = sorted((t for t in tags if Version(t[1:]) >= Version(first[1:])), key=lambda t: Version(t[1:]))
+    return picked + ["main"]
+
+
+def doc_pages(mirror: Path, ref: str) -> list[str]:
+    """Markdown pages under docs/source at ``ref`` (translations under locale/ left out)."""
+    names = _git(mirror, "ls-tree", "-r", "--name-only", ref, DOCS).splitlines()
+    return sorted(p for p in names if p.endswith(".md") and "/locale/" not in p)
+
+
+@dataclass
+class Occurrence:
+    ref: str
+    commit: str
+    path: str
+    line: int
+    context: list[str]
+
+
+def collect_corpus(mirror: Path, refs: list[str]) -> dict[tuple[str, str | None], list[Occurrence]]:
+    """(block text, implied hardware) -> where it occurs, over every page of every ref."""
+    found: dict[tuple[str, str | None], list[Occurrence]] = {}
+    for ref in refs:
+        rev = MAIN_COMMIT if ref == "main" else ref
+        commit = _git(mirror, "rev-parse", f"{rev}^{{commit}}").strip()
+        values = substitutions(mirror, rev)
+        for path in doc_pages(mirror, rev):
+            text = _git(mirror, "show", f"{rev}:{path}")
+            for block in shell_blocks(text):
+                if not any(marker in block.text for marker in LAUNCH_MARKERS):
+                    continue
+                code = substitute(block.text, values).rstrip("\n") + "\n"
+                key = (code, implied_hardware(block.context))
+                found.setdefault(key, []).append(Occurrence(ref, commit, path, block.line, block.context))
+    return found
+
+
+def write_corpus(mirror: Path, refs: list[str], out: Path) -> list[Path]:
+    """One fixture per distinct block: header names its first source, every ref it occurs at, the hardware."""
+    import hashlib
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for (code, hardware), places in collect_corpus(mirror, refs).items():
+        first = places[0]
+        digest = hashlib.sha1(f"{hardware}\0{code}".encode()).hexdigest()[:8]
+        shebang = ""
+        if code.startswith("#!"):
+            shebang, _, code = code.partition("\n")
+            shebang += "\n"
+        seen_refs = []
+        for place in places:
+            if place.ref not in seen_refs:
+                seen_refs.append(place.ref)
+        header = [f"# source: {REPO} {first.path}, ref {first.ref} ({first.commit[:10]}), line {first.line}",
+                  "# refs: " + " ".join(seen_refs)]
+        if first.context:
+            header.append("# context: " + " > ".join(first.context))
+        if hardware:
+            header.append(f"# qlint: hardware={hardware}")
+        target = out / f"{Path(first.path).stem}_{digest}.sh"
+        target.write_text(shebang + "\n".join(header) + "\n" + code, encoding="utf-8")
+        written.append(target)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("mirror", type=Path, help="git directory of a vllm-ascend clone (bare is fine)")
-    args.add_argument("ref", help="tag or branch, e.g. v0.23.0 or main")
+    args.add_argument("ref", help="tag or branch, e.g. v0.23.0 or main; 'corpus' = every tag from --since and main")
     args.add_argument("out", type=Path, help="output directory")
+    args.add_argument("--since", default="v0.11.0", help="first tag of the corpus (with ref 'corpus')")
     options = args.parse_args(argv)
+    if options.ref == "corpus":
+        refs = corpus_refs(options.mirror, options.since)
+        written = write_corpus(options.mirror, refs, options.out)
+        print(f"{len(written)} distinct blocks from {len(refs)} refs -> {options.out}", file=sys.stderr)
+        return 0
     written = write_blocks(options.mirror, options.ref, options.out)
     print(f"{len(written)} blocks from {options.ref} -> {options.out}", file=sys.stderr)
     return 0

@@ -1,0 +1,306 @@
+"""Per-release facts extracted from the sources (``knowledge/data/vllm``, ``knowledge/data/ascend``).
+
+``facts_for("v0.25.1rc1")`` loads only that vllm-ascend release and the vLLM release its Dockerfile
+names: the ``vllm serve`` options with their spellings, types, choices, ranges and defaults, the JSON
+sub-config keys, the additional-config keys, environment variables and startup validations, each with
+a pinned URL. The files are written by ``python -m qlint.knowledge.extract`` and validated with the
+pydantic models of :mod:`qlint.knowledge.models` when they change (then served from the compiled
+cache, as :func:`qlint.knowledge.base.load` does), so linting does not import pydantic.
+
+A release without data (``v0.8.5rc1``, ``v0.26.0``) is checked as the nearest known release at or
+below it (the oldest known one when it is older than all); ``ReleaseFacts.requested`` keeps the
+asked tag and ``ReleaseFacts.release`` names the one used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from qlint import __version__
+from qlint.knowledge.base import KnowledgeError, _blake2b, _cache_dir, parse_version
+
+_DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
+
+
+@dataclass
+class Option:
+    """One option of ``vllm serve`` at a release (see ExtractedOption for the fields)."""
+
+    name: str
+    kind: str
+    source: str
+    aliases: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()
+    choices_open: bool = False
+    enum: tuple[str, ...] = ()
+    default: Any = None
+    negatable: bool = False
+    parser: str | None = None
+    range: dict[str, float] = field(default_factory=dict)
+    range_sources: tuple[str, ...] = ()
+    field: str | None = None
+    field_source: str | None = None
+    sub_config: str | None = None
+    deprecated: bool = False
+    optional_value: bool = False
+
+    @property
+    def takes_value(self) -> bool:
+        return self.kind != "bool"
+
+
+@dataclass
+class Key:
+    """A key of a JSON sub-config or of an additional-config section; ``keys`` when it is a section."""
+
+    key: str
+    type: str
+    source: str
+    choices: tuple[str, ...] = ()
+    enum: tuple[str, ...] = ()
+    enum_by_name: bool = False
+    default: Any = None
+    range: dict[str, float] = field(default_factory=dict)
+    range_sources: tuple[str, ...] = ()
+    keys: dict[str, "Key"] = field(default_factory=dict)
+    closed: bool | None = None
+    closed_source: str | None = None
+
+
+@dataclass
+class SubConfig:
+    option: str
+    cls: str
+    closed: bool
+    closed_source: str
+    source: str
+    keys: dict[str, Key]
+
+
+@dataclass
+class ReleaseFacts:
+    """What one vllm-ascend release (and its vLLM) accepts. Built by :func:`facts_for`."""
+
+    requested: str
+    release: str  # the vllm-ascend release whose data is used
+    vllm: str  # the vLLM version of that data (``0.25.1``)
+    vllm_paired: str | None  # the VLLM_TAG its Dockerfile names (``v0.25.1``; may lack an sdist)
+    vllm_source: str | None
+    options: dict[str, Option]
+    spellings: dict[str, str]  # every spelling (aliases included, long names dashed) -> option name
+    parser: dict[str, Any]
+    sub_configs: dict[str, SubConfig]
+    additional_config: dict[str, Key]
+    vllm_env: dict[str, dict]
+    ascend_env: dict[str, dict]
+    validations: list[dict]
+    unread: tuple[str, ...]
+    long_names: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        return self.requested == self.release
+
+    def resolve(self, spelled: str) -> tuple[str | None, bool, str | None]:
+        """A written option head (no ``=value``, no ``.key``) -> (option name, negated, inline value).
+
+        Follows FlexibleArgumentParser of this release: ``_`` and ``-`` are one in long names,
+        ``--no-x`` negates a boolean, unambiguous prefixes are accepted when argparse's
+        ``allow_abbrev`` is on, ``-O3`` / ``-O=3`` (a two-character short option glued to its
+        value). Returns (None, False, None) for an option this release does not have.
+        """
+        if spelled.startswith("--"):
+            name = "--" + spelled[2:].replace("_", "-") if self.parser.get("underscores") else spelled
+            if name in self.spellings:
+                return self.spellings[name], False, None
+            if name.startswith("--no-"):
+                positive = self.spellings.get("--" + name[5:])
+                if positive is not None and self.options[positive].negatable:
+                    return positive, True, None
+            if self.parser.get("allow_abbrev", True) and len(name) > 3:
+                matches = [long for long in self.long_names if long.startswith(name)]
+                if len(matches) == 1:
+                    return self.spellings[matches[0]], False, None
+            return None, False, None
+        if spelled in self.spellings:
+            return self.spellings[spelled], False, None
+        if spelled == "-O" and self.parser.get("o_concat"):  # -O 3 -> --optimization-level 3
+            target = self.parser.get("o_concat_target") or "--optimization-level"
+            return (target, False, None) if target in self.options else (None, False, None)
+        if spelled.startswith("-O") and len(spelled) > 2 and self.parser.get("o_concat"):
+            target = self.parser.get("o_concat_target") or "--optimization-level"
+            if target in self.options:
+                return target, False, spelled[3:] if spelled[2] == "=" else spelled[2:]
+        short = spelled[:2]
+        if len(spelled) > 2 and short in self.spellings and self.options[self.spellings[short]].takes_value:
+            # argparse reads -q8 as -q 8 for a one-letter short option that takes a value
+            rest = spelled[2:]
+            return self.spellings[short], False, rest[1:] if rest.startswith("=") else rest
+        return None, False, None
+
+    def option(self, name: str) -> Option | None:
+        return self.options.get(name)
+
+    def dotted_ok(self, spelled: str) -> bool:
+        """Whether ``spelled.key`` (``--x.key`` / ``-cc.key``) is read as a JSON sub-key in this release."""
+        if spelled.startswith("--"):
+            return bool(self.parser.get("dotted_long") or self.parser.get("dotted_any"))
+        return bool(self.parser.get("dotted_any"))
+
+    def vllm_url(self, path: str, line: int | None = None) -> str:
+        anchor = f"#L{line}" if line else ""
+        return f"https://github.com/vllm-project/vllm/blob/v{self.vllm}/{path}{anchor}"
+
+
+def _read_json(relative: str) -> tuple[bytes, Any]:
+    path = os.path.join(_DATA_DIR, relative)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise KnowledgeError(f"{relative}: missing knowledge file") from error
+    try:
+        return data, json.loads(data)
+    except ValueError as error:
+        raise KnowledgeError(f"{relative}: {error}") from error
+
+
+@lru_cache(maxsize=1)
+def release_index() -> dict[str, Any]:
+    """``release_index.json``: the releases with data (oldest first) and the vLLM versions."""
+    return _read_json("release_index.json")[1]
+
+
+def known_releases() -> list[str]:
+    return [item["release"] for item in release_index()["releases"]]
+
+
+def nearest_release(tag: str) -> str | None:
+    """The release whose data checks ``tag``: itself, else the newest known one not above it."""
+    releases = known_releases()
+    if tag in releases:
+        return tag
+    try:
+        wanted = parse_version(tag)
+    except Exception:
+        return None
+    below = [r for r in releases if parse_version(r) <= wanted]
+    if below:
+        return max(below, key=parse_version)
+    return min(releases, key=parse_version) if releases else None
+
+
+def _key(record: dict) -> Key:
+    return Key(
+        key=record["key"], type=record.get("type", "any"), source=record["source"],
+        choices=tuple(record.get("choices", ())), enum=tuple(record.get("enum", ())),
+        enum_by_name=record.get("enum_by_name", False), default=record.get("default"), range={k: v for k, v in (record.get("range") or {}).items() if v is not None},
+        range_sources=tuple(record.get("range_sources", ())),
+        keys={item["key"]: _key(item) for item in record.get("keys", ())},
+        closed=record.get("closed"), closed_source=record.get("closed_source"),
+    )
+
+
+def _validate(name: str, data: Any, model_name: str) -> None:
+    from pydantic import ValidationError
+
+    from qlint.knowledge import models
+
+    try:
+        getattr(models, model_name).model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise KnowledgeError(f"{name}: {where}: {first['msg']}") from None
+
+
+def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFacts:
+    options: dict[str, Option] = {}
+    spellings: dict[str, str] = {}
+    for record in vllm["options"]:
+        option = Option(
+            name=record["name"], kind=record["kind"], source=record["source"],
+            aliases=tuple(record.get("aliases", ())), choices=tuple(record.get("choices", ())),
+            choices_open=record.get("choices_open", False), enum=tuple(record.get("enum", ())),
+            default=record.get("default"), negatable=record.get("negatable", False), parser=record.get("parser"),
+            range={k: v for k, v in (record.get("range") or {}).items() if v is not None},
+            range_sources=tuple(record.get("range_sources", ())), field=record.get("field"),
+            field_source=record.get("field_source"), sub_config=record.get("sub_config"),
+            deprecated=record.get("deprecated", False), optional_value=record.get("optional_value", False),
+        )
+        options[option.name] = option
+    for change in ascend.get("cli_changes", ()):
+        option = options.get(change["option"])
+        if option is not None and option.choices:
+            option.choices = option.choices + tuple(c for c in change["add_choices"] if c not in option.choices)
+    # argparse adds -h/--help to every parser
+    options.setdefault("--help", Option(name="--help", kind="bool", source=vllm["parser"].get("class_source") or
+                                        options[next(iter(options))].source, aliases=("-h",)))
+    for option in options.values():
+        spellings[option.name] = option.name
+        for alias in option.aliases:
+            spellings[alias.replace("_", "-") if alias.startswith("--") else alias] = option.name
+    sub_configs = {}
+    for record in vllm["sub_configs"]:
+        sub_configs[record["option"]] = SubConfig(
+            option=record["option"], cls=record["class"], closed=record["closed"],
+            closed_source=record["closed_source"], source=record["source"],
+            keys={item["key"]: _key(item) for item in record["keys"]},
+        )
+    return ReleaseFacts(
+        requested=requested, release=release, vllm=vllm["version"], vllm_paired=ascend.get("vllm"),
+        vllm_source=ascend.get("vllm_source"), options=options, spellings=spellings, parser=dict(vllm["parser"]),
+        sub_configs=sub_configs,
+        additional_config={item["key"]: _key(item) for item in ascend["additional_config"]["keys"]},
+        vllm_env={item["name"]: item for item in vllm["env_vars"]},
+        ascend_env={item["name"]: item for item in ascend["env_vars"]},
+        validations=list(vllm["validations"]) + list(ascend["validations"]),
+        unread=tuple(vllm["unread"]) + tuple(ascend["unread"]),
+        long_names=tuple(sorted(name for name in spellings if name.startswith("--"))),
+    )
+
+
+@lru_cache(maxsize=8)
+def facts_for(tag: str) -> ReleaseFacts | None:
+    """The facts of vllm-ascend ``tag`` (or of the nearest known release); None when no data exists."""
+    release = nearest_release(tag)
+    if release is None:
+        return None
+    ascend_name = f"ascend/{release}.json"
+    ascend_bytes, ascend = _read_json(ascend_name)
+    vllm_version = ascend.get("vllm_data")
+    if not vllm_version:
+        return None
+    vllm_name = f"vllm/{vllm_version}.json"
+    vllm_bytes, vllm = _read_json(vllm_name)
+    digest = _blake2b(__version__.encode(), digest_size=16)
+    digest.update(ascend_bytes + b"\0" + vllm_bytes + tag.encode())
+    directory = _cache_dir()
+    cache = directory / f"release-{digest.hexdigest()}.pickle" if directory else None
+    if cache is not None and cache.is_file():
+        try:
+            with cache.open("rb") as handle:
+                facts = pickle.load(handle)
+            if isinstance(facts, ReleaseFacts):
+                return facts
+        except Exception:  # a stale or damaged cache is rebuilt
+            pass
+    _validate(ascend_name, ascend, "AscendReleaseData")
+    _validate(vllm_name, vllm, "VllmReleaseData")
+    facts = _build(tag, release, ascend, vllm)
+    if cache is not None:
+        import tempfile
+
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as handle:
+                pickle.dump(facts, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(handle.name, cache)
+        except OSError:
+            pass
+    return facts

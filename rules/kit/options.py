@@ -1,0 +1,208 @@
+"""Kit: the release's own ``vllm serve`` facts for the option rules (QL102, QL105, QL106, QL550).
+
+Options, spellings, choices, ranges and JSON keys come from ``knowledge/data/vllm/<version>.json``
+and ``knowledge/data/ascend/<tag>.json`` (extracted from the sources by ``qlint.knowledge.extract``)
+for the release being linted; :func:`facts` returns None when the version is unknown or not a
+release, and the rules then fall back to the hand-kept tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+from qlint.knowledge.base import MAIN, parse_version
+from qlint.knowledge.releases import Option as OptionFact
+from qlint.knowledge.releases import ReleaseFacts, facts_for, release_index
+from qlint.rules.graph import Scope
+from qlint.rules.plan import Option
+
+
+def facts(scope: Scope, declared: bool = True) -> ReleaseFacts | None:
+    """The release facts of the version in effect. Rules declare ``version`` (requires/optional);
+    ``declared=False`` is for the integer readers of the facts layer, which read how the release
+    parses a value without depending on the version fact."""
+    if declared:
+        known = scope.known("version")
+    else:
+        saved = scope._allowed
+        scope._allowed = None
+        try:
+            known = scope.known("version")
+        finally:
+            scope._allowed = saved
+    tag = known.value if known is not None else None
+    if not tag:
+        return None
+    try:
+        parse_version(tag)
+    except Exception:
+        return None
+    try:
+        return facts_for(tag)
+    except Exception:  # missing or invalid data: the hand-kept tables still apply
+        return None
+
+
+def head(option: Option) -> str:
+    """What the script wrote before ``=value`` and ``.key`` (``--compilation_config``, ``-O3``)."""
+    written = option.spelled.partition("=")[0]
+    if written.startswith("--") or "." not in written:
+        return written.split(".", 1)[0]
+    return written.split(".", 1)[0]
+
+
+def resolve(release: ReleaseFacts, option: Option) -> OptionFact | None:
+    name, _, _ = release.resolve(head(option))
+    return release.options.get(name) if name else None
+
+
+def where(release: ReleaseFacts) -> str:
+    """``vLLM 0.25.1 (vllm-ascend v0.25.1rc1)``; says when the data of another release is used."""
+    tag = release.requested
+    text = f"vLLM {release.vllm} (vllm-ascend {tag})"
+    if not release.exact:
+        text += f", checked with the data of {release.release}"
+    return text
+
+
+def where_zh(release: ReleaseFacts) -> str:
+    tag = release.requested
+    text = f"vLLM {release.vllm}（vllm-ascend {tag}）"
+    if not release.exact:
+        text += f"，按 {release.release} 的数据检查"
+    return text
+
+
+def versions_with(name: str) -> list[str]:
+    """The vLLM versions (of the data) whose parser has option ``name``."""
+    return list(release_index().get("options", {}).get(name, ()))
+
+
+def ascend_tags_with_vllm() -> dict[str, str]:
+    return {item["release"]: item.get("vllm_data") or "" for item in release_index()["releases"]}
+
+
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def human_readable_int(text: str, or_auto: bool = False) -> int | None:
+    """vLLM's ``human_readable_int`` (``8k`` = 8000, ``8K`` = 8192, ``25.6k`` = 25600; no decimals with
+    binary suffixes) and ``human_readable_int_or_auto`` (``-1`` / ``auto`` = -1). None when vLLM
+    would reject the text. Source: vllm/utils/argparse_utils.py (the URL is in the release data's
+    ``parser.human_readable_int``)."""
+    value = text.strip()
+    if or_auto and (value == "-1" or value.lower() == "auto"):
+        return -1
+    match = _HUMAN.fullmatch(value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _DECIMAL:
+            return int(float(number) * _DECIMAL[suffix])
+        if "." in number:
+            return None
+        return int(number) * _BINARY[suffix]
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def option_int_value(release: ReleaseFacts | None, name: str, text: str) -> int | None:
+    """An int option's value as the release's parser reads it (human-readable suffixes where it uses them)."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        pass
+    if release is None:
+        return None
+    spec = release.options.get(name)
+    if spec is None or spec.parser is None:
+        return None
+    return human_readable_int(text, or_auto=spec.parser == "human_readable_int_or_auto")
+
+
+def in_range(spec_range: dict[str, float], value: float) -> bool:
+    for op, bound in spec_range.items():
+        if op == "gt" and not value > bound:
+            return False
+        if op == "ge" and not value >= bound:
+            return False
+        if op == "lt" and not value < bound:
+            return False
+        if op == "le" and not value <= bound:
+            return False
+    return True
+
+
+def range_text(spec_range: dict[str, float]) -> str:
+    """``(0, 1]``, ``>= 1``, ``[0, 1)``."""
+    low = [(op, v) for op, v in spec_range.items() if op in ("gt", "ge")]
+    high = [(op, v) for op, v in spec_range.items() if op in ("lt", "le")]
+
+    def show(v: float) -> str:
+        return str(int(v)) if float(v).is_integer() else str(v)
+
+    if low and high:
+        return f"{'(' if low[0][0] == 'gt' else '['}{show(low[0][1])}, {show(high[0][1])}{')' if high[0][0] == 'lt' else ']'}"
+    if low:
+        return f"{'>' if low[0][0] == 'gt' else '>='} {show(low[0][1])}"
+    return f"{'<' if high[0][0] == 'lt' else '<='} {show(high[0][1])}"
+
+
+def is_main(release: ReleaseFacts) -> bool:
+    return release.release == MAIN
+
+
+class KeySpec:
+    """A sub-config key as QL105/QL106 read it (the shape of the hand-kept SubConfigKey records)."""
+
+    __slots__ = ("key", "type", "choices", "enum", "range", "source", "removed_in", "added_in", "upper", "sources")
+
+    def __init__(self, key: str, fact) -> None:
+        self.key = key
+        self.type = fact.type if fact.type in ("int", "float", "str", "bool", "dict", "list") else "any"
+        self.choices = list(fact.choices)
+        self.enum = list(fact.enum)
+        self.range = dict(fact.range)
+        self.source = fact.source
+        self.removed_in = None
+        self.added_in = None
+        # an enum read by name (CompilationConfig.validate_cudagraph_mode_before: CUDAGraphMode[value.upper()])
+        self.upper = bool(fact.enum and getattr(fact, "enum_by_name", False))
+        self.sources = (fact.source,) + tuple(fact.range_sources)
+        if self.upper and not self.choices:
+            self.choices = list(fact.enum)
+
+
+class SubConfigSpec:
+    __slots__ = ("flag", "closed", "keys", "source", "release", "sources")
+
+    def __init__(self, flag: str, closed: bool, keys: list[KeySpec], source: str, release: ReleaseFacts,
+                 closed_source: str | None = None):
+        self.flag, self.closed, self.keys, self.source, self.release = flag, closed, keys, source, release
+        # the config class, and the line that makes unknown keys an error
+        self.sources = (source,) + ((closed_source,) if closed_source and closed_source != source else ())
+
+
+def sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
+    """The release's JSON sub-config of option ``name`` with dotted keys (``pass_config.fuse_norm_quant``)."""
+    sub = release.sub_configs.get(name)
+    if sub is None:
+        return None
+    keys: list[KeySpec] = []
+
+    def walk(table, prefix: str) -> None:
+        for key, fact in table.items():
+            dotted = prefix + key
+            spec = KeySpec(dotted, fact)
+            if fact.keys:
+                spec.type = "dict"
+            elif fact.type == "dict" or (fact.type == "any" and not fact.choices):
+                spec.type = "any" if fact.type == "any" else "dict"
+            keys.append(spec)
+            if fact.keys:
+                walk(fact.keys, dotted + ".")
+    walk(sub.keys, "")
+    return SubConfigSpec(name, sub.closed, keys, sub.source, release, sub.closed_source)

@@ -1,0 +1,271 @@
+"""Per-release facts extracted from the sources (knowledge/data/vllm, knowledge/data/ascend) and the
+option rules that read them (QL102, QL105, QL106, QL550) at more than one release."""
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from qlint.knowledge.releases import facts_for, known_releases, nearest_release, release_index
+
+from conftest import lint
+
+DATA = Path(__file__).parent.parent / "knowledge" / "data"
+MODEL = "vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2"
+
+
+def rules(text, version, hardware="a3"):
+    return [(f.rule.id, f.level, f.message) for f in lint(text, hardware, version)]
+
+
+def errors(text, version, rule=None):
+    return [r for r in rules(text, version) if r[1] == "error" and (rule is None or r[0] == rule)]
+
+
+# -- the data -------------------------------------------------------------------------
+
+def test_every_release_from_v0_9_0rc1_to_main_has_data():
+    releases = known_releases()
+    assert releases[0] == "v0.9.0rc1" and releases[-1] == "main"
+    for tag in ("v0.11.0", "v0.13.0", "v0.18.0", "v0.23.0", "v0.24.0rc1", "v0.25.1rc1"):
+        assert tag in releases
+    for item in release_index()["releases"]:
+        assert item["vllm"] and item["vllm_data"], item
+        assert item["vllm_source"].startswith("https://github.com/vllm-project/vllm-ascend/blob/")
+
+
+def test_pairing_follows_the_dockerfile():
+    pairs = {item["release"]: (item["vllm"], item["vllm_data"]) for item in release_index()["releases"]}
+    assert pairs["v0.25.1rc1"] == ("v0.25.1", "0.25.1")
+    assert pairs["v0.14.0rc1"] == ("v0.14.1", "0.14.1")
+    assert pairs["v0.10.1rc1"] == ("v0.10.1.1", "0.10.1.1")
+    assert pairs["main"] == ("v0.27.1", "0.27.1")
+    assert pairs["v0.15.0rc1"] == ("v0.15.0", "0.14.1")  # no 0.15.0 sdist: the nearest older one, said in unread
+    assert any("0.15.0" in line for line in facts_for("v0.15.0rc1").unread)
+
+
+@pytest.mark.parametrize("tag", ["v0.9.0rc1", "v0.11.0", "v0.18.0", "v0.23.0", "v0.25.1rc1", "main"])
+def test_every_release_loads_validated(tag):
+    facts = facts_for(tag)
+    assert facts.release == tag and len(facts.options) > 140
+    assert facts.options["--tensor-parallel-size"].kind == "int"
+    assert "-tp" in facts.options["--tensor-parallel-size"].aliases
+
+
+def test_every_record_cites_a_pinned_url():
+    from qlint.knowledge.models import AscendReleaseData, VllmReleaseData
+
+    for path in sorted((DATA / "vllm").glob("*.json")):
+        data = VllmReleaseData.model_validate(json.loads(path.read_text()))  # the model checks every source URL
+        assert all(f"/blob/v{data.version}/" in o.source for o in data.options)
+    for path in sorted((DATA / "ascend").glob("*.json")):
+        data = AscendReleaseData.model_validate(json.loads(path.read_text()))
+        pin = data.release if data.release != "main" else data.commit
+        assert all(f"/blob/{pin}/" in env.source for env in data.env_vars)
+
+
+def test_unknown_release_is_checked_as_the_nearest():
+    assert nearest_release("v0.26.0") == "v0.25.1rc1"
+    assert nearest_release("v0.8.5rc1") == "v0.9.0rc1"
+    facts = facts_for("v0.26.0")
+    assert facts.requested == "v0.26.0" and facts.release == "v0.25.1rc1" and not facts.exact
+
+
+def test_spellings_follow_each_release_parser():
+    new, old = facts_for("v0.25.1rc1"), facts_for("v0.11.0")
+    assert new.resolve("-O3") == ("--optimization-level", False, "3")  # argparse_utils rewrites -O3
+    assert old.resolve("-O3") == ("--compilation-config", False, "3")  # -O was the compilation-config alias
+    assert new.resolve("--gpu_memory_utilization")[0] == "--gpu-memory-utilization"
+    assert new.resolve("--no-enable-prefix-caching") == ("--enable-prefix-caching", True, None)
+    assert new.resolve("--gpu-mem")[0] == "--gpu-memory-utilization"  # argparse prefix
+    assert new.resolve("-cc")[0] == "--compilation-config"
+    assert new.resolve("--tensor-paralel-size") == (None, False, None)
+    assert new.dotted_ok("-cc") and not facts_for("v0.9.0rc1").dotted_ok("-cc")
+
+
+def test_ranges_defaults_and_sizes_come_from_the_fields():
+    option = facts_for("v0.25.1rc1").options["--gpu-memory-utilization"]
+    assert option.range == {"gt": 0, "le": 1} and option.default == 0.92
+    assert option.field == "CacheConfig.gpu_memory_utilization" and option.field_source.endswith("cache.py#L68")
+    assert facts_for("v0.9.0rc1").options["--gpu-memory-utilization"].range == {"le": 1.0}  # a __post_init__ check
+    assert facts_for("v0.25.1rc1").options["--max-model-len"].parser == "human_readable_int_or_auto"
+
+
+def test_sub_config_keys_per_release():
+    new = facts_for("v0.25.1rc1").sub_configs["--speculative-config"]
+    old = facts_for("v0.23.0").sub_configs["--speculative-config"]
+    assert "dspark" in new.keys["method"].choices and "dspark" not in old.keys["method"].choices
+    assert "num_speculative_tokens_per_batch_size" in new.keys and "num_speculative_tokens_per_batch_size" not in old.keys
+    compilation = facts_for("v0.25.1rc1").sub_configs["--compilation-config"]
+    assert compilation.closed and compilation.keys["cudagraph_mode"].enum_by_name
+    assert "FULL_DECODE_ONLY" in compilation.keys["cudagraph_mode"].enum
+    assert compilation.keys["pass_config"].keys  # nested dataclass keys
+
+
+def test_additional_config_keys_per_tag():
+    assert "torchair_graph_config" in facts_for("v0.11.0").additional_config
+    assert "torchair_graph_config" not in facts_for("v0.25.1rc1").additional_config
+    section = facts_for("v0.25.1rc1").additional_config["ascend_compilation_config"]
+    assert "fuse_norm_quant" in section.keys
+
+
+def test_env_vars_per_release():
+    assert "VLLM_USE_V1" in facts_for("v0.9.0rc1").vllm_env
+    assert "VLLM_USE_V1" not in facts_for("v0.25.1rc1").vllm_env
+    assert "VLLM_ASCEND_ENABLE_FLASHCOMM1" in facts_for("v0.25.1rc1").ascend_env
+
+
+# -- the rules at the release being linted -------------------------------------------
+
+def test_speculative_method_per_release():
+    text = f"""{MODEL} --speculative-config '{{"method": "dspark", "num_speculative_tokens": 2}}'\n"""
+    assert not errors(text, "v0.25.1rc1", "QL106")
+    found = errors(text, "v0.23.0", "QL106")
+    assert found and "vLLM 0.23.0 (vllm-ascend v0.23.0)" in found[0][2]
+
+
+def test_new_option_known_at_its_release():
+    text = f"{MODEL} --prefill-schedule-interval 2\n"
+    assert not errors(text, "v0.25.1rc1")
+    assert errors(text, "v0.23.0", "QL550")
+    assert not errors(text, "v0.23.0", "QL102")
+
+
+def test_new_key_known_at_its_release():
+    text = f"""{MODEL} --speculative-config '{{"method": "mtp", "num_speculative_tokens": 2, "num_speculative_tokens_per_batch_size": [[1, 8, 2]]}}'\n"""
+    assert not errors(text, "v0.25.1rc1", "QL105")
+    assert errors(text, "v0.23.0", "QL105")
+
+
+@pytest.mark.parametrize("spelling", ["-O3", "-O 3", "-O=3", "--optimization-level 3", "-cc.cudagraph_mode FULL_DECODE_ONLY",
+                                      "--compilation-config.cudagraph_mode FULL_DECODE_ONLY"])
+def test_valid_spellings_are_known(spelling):
+    for version in ("v0.23.0", "v0.25.1rc1"):
+        assert not errors(f"{MODEL} {spelling}\n", version), (spelling, version)
+
+
+def test_bad_dotted_key_value_is_reported():
+    found = errors(f"{MODEL} -cc.cudagraph_mode FULL_DECODE\n", "v0.25.1rc1", "QL106")
+    assert found and "FULL_DECODE_ONLY" in found[0][2]
+
+
+def test_human_readable_max_model_len_reaches_the_length_rules():
+    text = f"{MODEL} --max-model-len 300k\n"  # 300000 > the 262144 of Qwen3.6-27B
+    assert errors(text, "v0.25.1rc1", "QL301")
+    assert not errors(f"{MODEL} --max-model-len 128k\n", "v0.25.1rc1")
+    assert not errors(f"{MODEL} --max-model-len 32K\n", "v0.23.0", "QL106")
+    found = errors(f"{MODEL} --max-model-len 1.5K\n", "v0.25.1rc1", "QL106")  # no decimals with binary suffixes
+    assert found
+
+
+def test_gpu_memory_utilization_range():
+    found = errors(f"{MODEL} --gpu-memory-utilization 1.5\n", "v0.25.1rc1", "QL106")
+    assert found and "(0, 1]" in found[0][2]
+    assert errors(f"{MODEL} --gpu-memory-utilization 0\n", "v0.18.0", "QL106")
+    assert not errors(f"{MODEL} --gpu-memory-utilization 0.95\n", "v0.18.0", "QL106")
+    assert not errors(f"{MODEL} --gpu-memory-utilization 1\n", "v0.25.1rc1", "QL106")
+
+
+def test_unknown_option_still_reported_with_a_suggestion():
+    found = errors(f"{MODEL} --tensor-paralel-size 2\n", "v0.25.1rc1", "QL102")
+    assert found and "--tensor-parallel-size" in found[0][2]
+
+
+# -- the pipeline on a small synthetic release ---------------------------------------
+
+ARG_UTILS = '''
+from dataclasses import dataclass
+from vllm.config import CacheConfig, SpeculativeConfig
+
+
+def get_kwargs(cls):
+    for field in fields(cls):
+        if contains_type(type_hints, bool):
+            kwargs[name]["action"] = argparse.BooleanOptionalAction
+        elif contains_type(type_hints, int):
+            if name == "max_model_len":
+                kwargs[name]["type"] = human_readable_int_or_auto
+
+
+@dataclass
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        cache_kwargs = get_kwargs(CacheConfig)
+        group = parser.add_argument_group("cache")
+        group.add_argument("--gpu-memory-utilization", "-gmu", **cache_kwargs["gpu_memory_utilization"])
+        group.add_argument("--max-model-len", **cache_kwargs["max_model_len"])
+        group.add_argument("--enable-thing", **cache_kwargs["enable_thing"])
+        group.add_argument("--block-size", **cache_kwargs["block_size"])
+        group.add_argument("--speculative-config", type=json.loads, help="json")
+        parser.add_argument("--legacy", action="store_true")
+'''
+
+CONFIG = '''
+from typing import Literal
+from pydantic import Field
+
+BlockSize = Literal[16, 32, 128]
+Method = Literal["ngram", "mtp"]
+
+
+@config
+class CacheConfig:
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    """fraction"""
+    max_model_len: int | None = None
+    """tokens"""
+    enable_thing: bool = True
+    """switch"""
+    block_size: BlockSize | None = None
+    """block"""
+
+    def __post_init__(self):
+        if self.max_model_len is not None and self.max_model_len < -1:
+            raise ValueError(f"bad max_model_len {self.max_model_len}")
+
+
+@config
+class SpeculativeConfig:
+    method: Method | None = None
+    """method"""
+    num_speculative_tokens: int = 1
+    """tokens"""
+'''
+
+
+def _sdist(tmp_path, files):
+    archive = tmp_path / "vllm-9.9.9.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"vllm-9.9.9/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def test_extract_vllm_reads_a_small_release_statically(tmp_path):
+    from qlint.knowledge.extract.vllm_release import extract_vllm
+    from qlint.knowledge.models import VllmReleaseData
+
+    archive = _sdist(tmp_path, {"vllm/engine/arg_utils.py": ARG_UTILS, "vllm/config/cache.py": CONFIG,
+                                "vllm/envs.py": 'environment_variables = {\n    "VLLM_X": lambda: os.getenv("VLLM_X", "1"),\n}\n'})
+    data = extract_vllm(str(archive), "9.9.9")
+    VllmReleaseData.model_validate(data)
+    options = {o["name"]: o for o in data["options"]}
+    assert options["--gpu-memory-utilization"]["range"] == {"gt": 0, "le": 1}
+    assert options["--gpu-memory-utilization"]["aliases"] == ["-gmu"]
+    assert options["--gpu-memory-utilization"]["field_source"].endswith("/blob/v9.9.9/vllm/config/cache.py#L11")
+    assert options["--max-model-len"]["parser"] == "human_readable_int_or_auto"
+    assert options["--enable-thing"]["kind"] == "bool" and options["--enable-thing"]["negatable"]
+    assert options["--block-size"]["choices"] == ["16", "32", "128", "None"]
+    assert options["--legacy"]["kind"] == "bool" and not options["--legacy"].get("negatable")
+    spec = next(s for s in data["sub_configs"] if s["option"] == "--speculative-config")
+    assert [k["key"] for k in spec["keys"]] == ["method", "num_speculative_tokens"]
+    assert spec["keys"][0]["choices"] == ["ngram", "mtp"]
+    assert data["env_vars"] == [{"name": "VLLM_X", "source": "https://github.com/vllm-project/vllm/blob/v9.9.9/vllm/envs.py#L2",
+                                 "default": '"1"'}]
+    assert any(v["message"].startswith("bad max_model_len") for v in data["validations"])
