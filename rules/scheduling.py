@@ -207,7 +207,7 @@ UNCHUNKED = RuleMeta(
     sources=(
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/scheduler.py#L259-L271",
         "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0rc1/vllm_ascend/core/schedule_config.py#L38-L75",
-        "https://github.com/vllm-project/vllm-ascend/issues/4623",
+        "https://github.com/vllm-project/vllm-ascend/pull/4623",
         "https://github.com/vllm-project/vllm-ascend/pull/4365",
     ),
     examples=(

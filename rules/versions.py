@@ -186,8 +186,8 @@ LATE_ON_310P = RuleMeta(
         "n-gram 不需要草稿模型，不在此报告。若模型本身在 310P 上更晚才支持，由 QL511 报告。",
     ),
     sources=(
-        "https://github.com/vllm-project/vllm-ascend/issues/6530",
-        "https://github.com/vllm-project/vllm-ascend/issues/10309",
+        "https://github.com/vllm-project/vllm-ascend/pull/6530",
+        "https://github.com/vllm-project/vllm-ascend/pull/10309",
         "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/user_guide/release_notes.md?plain=1#L1005",
         "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/user_guide/release_notes.md?plain=1#L324",
         "https://github.com/vllm-project/vllm-ascend/blob/v0.21.0rc1/vllm_ascend/_310p/spec_decode/llm_base_proposer_310.py",
