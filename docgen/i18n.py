@@ -91,6 +91,7 @@ RECORD_KIND = {
     "recipe": ("Recommended configuration", "推荐配置"),
     "redundant": ("Redundant setting", "冗余设置"),
     "architecture": ("Architecture numbers", "架构参数"),
+    "defect": ("Known defect", "已知缺陷"),
 }
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -390,6 +391,24 @@ STRINGS: dict[str, tuple[str, str]] = {
         "These rules explain a conflict between sources in their rationale:",
         "以下规则在原因说明中处理了来源之间的冲突：",
     ),
+    # -- known defects ------------------------------------------------------------
+    "defects.title": ("Known defects", "已知缺陷"),
+    "defects.intro": (
+        "Known defects of vllm-ascend releases, from the Known Issues of the release notes at each tag and from "
+        "upstream issues and pull requests whose cause a maintainer confirmed. A launch that matches an entry is "
+        "reported by the rule of its severity; each entry lists the lines and reports it was taken from.",
+        "vllm-ascend 各版本的已知缺陷，来自各标签发布说明中的 Known Issues，以及经维护者确认原因的上游 issue 与 pull "
+        "request。与某条目匹配的启动命令由对应严重级别的规则报告；每个条目都列出其所依据的原文行与报告。",
+    ),
+    "defects.counts": ("{total} entries: {notes} from release notes, {issues} from issues and pull requests.",
+                       "共 {total} 条：{notes} 条来自发布说明，{issues} 条来自 issue 与合并请求。"),
+    "defects.releases": ("Releases", "版本"),
+    "defects.hardware": ("Hardware", "硬件"),
+    "defects.models": ("Models", "模型"),
+    "defects.matched": ("Matched", "匹配条件"),
+    "defects.rule": ("Reported by", "报告规则"),
+    "defects.workaround": ("Workaround", "规避方法"),
+    "defects.any": ("any", "任意"),
     # -- cli -----------------------------------------------------------------------
     "cli.title": ("Command line", "命令行"),
     "cli.intro": (

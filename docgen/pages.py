@@ -235,7 +235,8 @@ def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited
     out: list[tuple[str, str, Cited]] = []
     kinds = {"models": "model", "variants": "variant", "releases": "release", "flags": "flag",
              "sub_configs": "sub_config", "keys": "sub_config_key", "env_vars": "env", "faqs": "faq",
-             "recipes": "recipe", "hardware": "hardware", "redundant": "redundant", "architectures": "architecture"}
+             "recipes": "recipe", "hardware": "hardware", "redundant": "redundant", "architectures": "architecture",
+             "defects": "defect"}
 
     def name_of(field: str, record, parent) -> str:
         if field == "hardware":
@@ -278,6 +279,54 @@ def render_disagreements(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, fl
     page.para(say(lang, "disagree.rules.text"))
     page.bullets([f"{page.link(m.id, rule_docname(m))} {code(m.name)}{colon(lang)}{escape(text_of(m.title, lang))}"
                   for m in rules if settles_conflict(m)])
+    return page.render()
+
+
+# -- known defects ----------------------------------------------------------------------------------
+
+def _defect_releases(entry, lang: str) -> str:
+    start = entry.since or "…"
+    end = entry.until or ""
+    span = f"{start} – {end}" if end and end != start else (start if end else f"{start} –")
+    if entry.fixed_in:
+        span += f" (fixed in {entry.fixed_in})" if lang == "en" else f"（{entry.fixed_in} 修复）"
+    return span
+
+
+def _quoted_as_code(text: str) -> str:
+    """Prose with the messages it quotes verbatim (“...” or '...') as code spans, the rest escaped."""
+    parts = re.split(r"“([^”]+)”|(?<![\w])'([^']+)'(?![\w])", text)
+    parts = [part for part in parts if part is not None]
+    return "".join(code(part) if index % 2 else escape(part) for index, part in enumerate(parts))
+
+
+def render_known_defects(kb: KnowledgeBase, lang: str, flavor: Flavor) -> str:
+    """One section per known-defect entry (defects.toml): releases, hardware, models, the
+    conditions it matches, the rule that reports it, symptom, workaround and sources."""
+    from qlint.rules.known_defects import META_BY_SEVERITY, matched_text
+
+    page = Page("known-defects", flavor)
+    page.heading(1, say(lang, "defects.title"))
+    page.para(say(lang, "defects.intro"))
+    entries = list(getattr(kb, "defects", []))
+    notes = sum(1 for e in entries if e.origin == "release-notes")
+    page.para(say(lang, "defects.counts", total=len(entries), notes=notes, issues=len(entries) - notes))
+    anyone = say(lang, "defects.any")
+    for entry in sorted(entries, key=lambda e: (parse_version(e.since or e.until or e.fixed_in), e.id), reverse=True):
+        meta = META_BY_SEVERITY[entry.severity]
+        page.heading(2, code(entry.id), anchor=f"defect-{entry.id}")
+        page.para(_quoted_as_code(text_of(entry.symptom, lang)))
+        hardware = ", ".join(hardware_name(h, lang) for h in entry.hardware) if entry.hardware != ["any"] else anyone
+        models = ", ".join(code(m) for m in entry.models) if entry.models != ["any"] else anyone
+        page.bullets([
+            f"{say(lang, 'defects.releases')}{colon(lang)}{escape(_defect_releases(entry, lang))}",
+            f"{say(lang, 'defects.hardware')}{colon(lang)}{hardware}",
+            f"{say(lang, 'defects.models')}{colon(lang)}{models}",
+            f"{say(lang, 'defects.matched')}{colon(lang)}{code(matched_text(entry))}",
+            f"{say(lang, 'defects.rule')}{colon(lang)}{page.link(meta.id, rule_docname(meta))} {code(meta.name)}",
+            f"{say(lang, 'defects.workaround')}{colon(lang)}{_quoted_as_code(text_of(entry.workaround, lang))}",
+        ])
+        page.bullets([citations.render(s, lang) for s in entry.sources])
     return page.render()
 
 
@@ -348,10 +397,10 @@ def render_guides_index(kb: KnowledgeBase, lang: str, flavor: Flavor, version: s
     return page.render()
 
 
-SECTIONS = ("guides/index", "support-matrix", "rules/index", "faq", "disagreements", "cli")
+SECTIONS = ("guides/index", "support-matrix", "rules/index", "faq", "known-defects", "disagreements", "cli")
 SECTION_TITLE = {
     "guides/index": "guides.title", "support-matrix": "matrix.title", "rules/index": "rules.title",
-    "faq": "faq.title", "disagreements": "disagree.title", "cli": "cli.title",
+    "faq": "faq.title", "known-defects": "defects.title", "disagreements": "disagree.title", "cli": "cli.title",
 }
 
 

@@ -61,6 +61,7 @@ def render_tree(kb: KnowledgeBase, lang: str, flavor: Flavor = "myst") -> Tree:
         "faq": pages.render_faq(kb, rules, lang, flavor),
         "support-matrix": pages.render_matrix(kb, lang, flavor, version),
         "disagreements": pages.render_disagreements(kb, rules, lang, flavor),
+        "known-defects": pages.render_known_defects(kb, lang, flavor),
         "cli": pages.render_cli(lang, flavor),
     }
     for guide in guides(kb):

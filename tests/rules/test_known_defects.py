@@ -147,3 +147,13 @@ def test_explain_log_names_the_entry_and_the_script_finding():
     text = render_explanations([match], "zh", result)
     assert "已知缺陷" in text and "run.sh:1:" in text
     assert not any(m.id.startswith("defect-qwen36") for m in explain_log("ERROR something else\n"))
+
+
+def test_docs_page_lists_every_entry_in_both_languages(kb):
+    from qlint.docgen.pages import render_known_defects
+
+    for lang in ("en", "zh_CN"):
+        page = render_known_defects(kb, lang, "myst")
+        for entry in kb.defects:
+            assert f"(defect-{entry.id})=" in page
+        assert "rules/QL560.md" in page and "rules/QL562.md" in page
