@@ -52,6 +52,18 @@ def rule_ids(findings):
     return sorted({f.rule.id for f in findings})
 
 
+def serve_facts(text: str, *names: str, hardware=None, version=None) -> dict:
+    """The named facts (``Known`` or None) of the script's first serve command."""
+    from qlint.knowledge.base import load
+    from qlint.rules.graph import Scope, Settings
+
+    settings = Settings(hardware=hardware, version=version)
+    plan = lint_result(text, hardware, version, path="s.sh").plan
+    parent = Scope(plan=plan, kb=load(), settings=settings)
+    scope = Scope(plan=plan, kb=parent.kb, settings=settings, serve=plan.serve_commands()[0], parent=parent)
+    return {name: scope.known(name) for name in names}
+
+
 def hits(found, rule: str, hardware=None, version=None, path="script.sh"):
     """The findings of ``rule``: ``found`` is a list of findings, or a script to lint first
     (with ``hardware`` / ``version``). Bind per-file defaults with ``functools.partial``."""

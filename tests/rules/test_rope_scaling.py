@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from conftest import lint
-from test_memory import facts
+from conftest import lint, serve_facts
 
 
 def ql301(text, hardware="a3", version="main"):
@@ -73,7 +72,7 @@ def test_yarn_without_original_length_is_unknown_not_an_error():
 
 def test_default_context_follows_the_scaled_limit():
     spec = {"rope_parameters": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}}
-    found = facts(f"{QWEN3} {overrides(spec)}\n", "context_limit", "model_len_limit", hardware="a2", version="v0.23.0")
+    found = serve_facts(f"{QWEN3} {overrides(spec)}\n", "context_limit", "model_len_limit", hardware="a2", version="v0.23.0")
     assert found["context_limit"].value == 131072 and found["model_len_limit"].value == 131072
 
 
