@@ -140,3 +140,22 @@ def test_qwen38_flagship_weights():
 def test_minimax_m3_disagreement_is_recorded():
     model = load().model("MiniMax-M3")
     assert model.max_model_len == 524288 and "524288" in model.disagreement.en and "1M" in model.disagreement.en
+
+
+@pytest.mark.parametrize("reference", ["mistralai/Mixtral-8x7B-Instruct-v0.1", "tencent/Hy3-preview",
+                                       "Qwen/Qwen3-Omni-30B-A3B-Thinking", "Tencent-Hunyuan/Hunyuan-A13B-Instruct"])
+def test_moe_tutorial_models_take_expert_parallel(reference):
+    text = f"vllm serve {reference} --tensor-parallel-size 2 --enable-expert-parallel\n"
+    assert not hits(text, "QL202") and not hits(text, "QL314")
+
+
+@pytest.mark.parametrize("reference", ["Qwen/Qwen3-Embedding-8B", "CohereLabs/cohere-transcribe-03-2026"])
+def test_dense_tutorial_models_reject_expert_parallel(reference):
+    assert hits(f"vllm serve {reference} --tensor-parallel-size 2 --enable-expert-parallel\n", "QL202")
+
+
+def test_mixtral_experts():
+    assert hits("vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --data-parallel-size 3 --enable-expert-parallel\n",
+                "QL207")
+    assert not hits("vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --data-parallel-size 4 "
+                    "--enable-expert-parallel\n", "QL207")
