@@ -115,13 +115,12 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
         analysed.append((analyse(path, cache, chosen, settings, kb, mode, quiet, notices, inline), ("named",)))
     if with_deployment:  # pre-commit: the rest of each changed file's deployment is read too
         from qlint.linter.cli_inputs import walk
-        from qlint.linter.grouping import deployment_folder_files
 
         quiet_mode = FixMode()  # the files that did not change are read, never rewritten
-        for path in list(named):
-            if path == "-":
+        for item, _ in list(analysed):
+            if item is None or item.path == "-" or item.path not in named:
                 continue
-            for other in deployment_folder_files(path, walk):
+            for other in deployment_files(item, walk):
                 if os.path.abspath(other) not in seen:
                     seen.add(os.path.abspath(other))
                     analysed.append((analyse(other, cache, chosen, settings, kb, quiet_mode, True, notices, inline),
@@ -171,6 +170,21 @@ def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
     if result is None:
         return None
     return Analysed(path, display, result, policy, effective)
+
+
+def deployment_files(item: Analysed, walk) -> list[str]:
+    """The files that may share ``item``'s deployment: those its ``[tool.qlint] deployments`` glob
+    matches, else its folder's (and its parent's, beside sibling folders)."""
+    from pathlib import Path
+
+    from qlint.linter.grouping import deployment_folder_files, glob_key
+
+    effective = item.effective
+    key = glob_key(item.path, effective.deployments, effective.deployments_root)
+    if key is None:
+        return deployment_folder_files(item.path, walk)
+    return [str(path) for path in walk(Path(effective.deployments_root), unreadable=[])
+            if glob_key(str(path), effective.deployments, effective.deployments_root) == key]
 
 
 def deployment_groups(analysed: list) -> list[list[Analysed]]:

@@ -363,10 +363,15 @@ class _YamlReader:
             for container in containers:
                 self.container(container)
 
-    def containers(self, node):
-        """Every container of a manifest, wherever its kind keeps the pod template."""
+    def containers(self, node, seen: set[int] | None = None):
+        """Every container of a manifest, wherever its kind keeps the pod template (each node
+        once: aliases share nodes, and a chain of them must not be walked exponentially)."""
         import yaml
 
+        seen = set() if seen is None else seen
+        if id(node) in seen:
+            return
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key, value in _items(node):
                 if key in ("containers", "initContainers") and isinstance(value, yaml.SequenceNode):
@@ -374,10 +379,10 @@ class _YamlReader:
                         if isinstance(item, yaml.MappingNode):
                             yield item
                 else:
-                    yield from self.containers(value)
+                    yield from self.containers(value, seen)
         elif isinstance(node, yaml.SequenceNode):
             for item in node.value:
-                yield from self.containers(item)
+                yield from self.containers(item, seen)
 
     def _layer(self, kind: str, image_node, devices: list | None = None) -> Layer:
         import yaml

@@ -198,8 +198,10 @@ def _found(plan: LaunchPlan, document) -> str:
         name = words[0] if words else ""
         if name.startswith("python") and len(words) > 1:
             name = words[1]  # python load_balance_proxy_server_example.py, launch_online_dp.py
+        elif name == "vllm" and len(words) > 1:
+            name = f"vllm {words[1]}"  # vllm bench, vllm chat...
         if command.kind == "docker":
-            name = "docker (no engine command inside)"
+            name = "a container with no engine command in it"
         if name and name not in programs:
             programs.append(name)
     if programs:

@@ -381,7 +381,7 @@ def _docker(words: list, index: int, layer: Layer) -> int:
         word = words[index]
         text = word.value
         if text is None:
-            break
+            break  # a symbolic word is an operand: the image (or container), e.g. $IMAGE
         if text == "--":
             index += 1
             break

@@ -373,3 +373,29 @@ def test_every_shape_over_one_generated_script_per_hardware(tmp_path):
         for shape in SHAPES:
             text = shape(script, tmp_path)
             assert _key(_lint(tmp_path / "run.sh", text).findings) == bare, (shape.__name__, text)
+
+
+CONTAINERS = [
+    lambda code: "bash -c " + _single_quoted(code) + "\n",
+    lambda code: "sh -c " + _double_quoted(code) + "\n",
+    lambda code: "ssh node0 <<EOF\n" + code + "\nEOF\n",
+    lambda code: "f() {\n" + code + "\n}\nf a b\n",
+    lambda code: "for x in 1 2; do\n" + code + "\ndone\n",
+    lambda code: "docker run -e A=1 img bash -c " + _single_quoted(code) + "\n",
+]
+
+
+@settings(max_examples=int(__import__("os").environ.get("SHAPE_EXAMPLES", "25")))
+@given(qt.shell_texts(), st.sampled_from(range(len(CONTAINERS))), st.sampled_from(["run.sh", "guide.md", "pod.yaml"]))
+def test_any_text_in_any_shape_is_read_or_refused_never_crashes(text, container, name):
+    """Shell-like text (broken now and then) inside a wrapper, a guide or a manifest: a result or an input error."""
+    script = CONTAINERS[container](text)
+    if name == "guide.md":
+        script = "# Guide\n\n```bash\n" + script + "```\n"
+    elif name == "pod.yaml":
+        script = ("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: e\n      command: [bash, -c]\n"
+                  "      args:\n        - |\n" + "".join("          " + line + "\n" for line in script.splitlines()))
+    result = lint_bytes(name, script.encode("utf-8"))
+    assert result.error is not None or result.plan is not None
+    for finding in result.findings:
+        assert finding.span.line >= 1 and finding.span.column >= 1

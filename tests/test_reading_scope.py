@@ -194,3 +194,12 @@ def test_a_sourced_file_is_read_never_run_and_cycles_stop(tmp_path):
     rules = {f.rule.id: f for f in result.findings}
     assert "QL204" in rules and rules["QL204"].span.line == 2  # the devices come from env.sh, sourced at line 2
     assert any(f.rule.id == "QL109" and "source cycle" in f.message for f in result.findings)
+
+
+def test_with_deployment_follows_the_configured_globs(tmp_path, pd_pair):
+    paths = _layout(tmp_path, {"east/run_p.sh": pd_pair["run_p.sh"], "west/run_d.sh": pd_pair["run_d.sh"]})
+    (tmp_path / ".qlint.toml").write_text('deployments = ["east/*.sh", "west/*.sh"]\n')
+    assert "QL610" not in {i["rule"] for i in _json(run(["--format", "json", "--with-deployment", paths["west/run_d.sh"]]))}
+    (tmp_path / ".qlint.toml").write_text('deployments = ["*/run_*.sh"]\n')
+    found = _json(run(["--format", "json", "--with-deployment", paths["west/run_d.sh"]]))
+    assert "QL610" in {item["rule"] for item in found}
