@@ -23,6 +23,8 @@ from qlint.rules.graph import Settings, default_graph
 from qlint.rules.plan import LauncherCommand, LaunchPlan
 
 POSITIONALS = [str(i) for i in range(1, 10)]
+MAX_LOCAL_RANKS = 64
+"""The most local DP ranks (and TP per rank) a launcher is expanded to: more NPUs than any node has."""
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,19 @@ class Launcher:
     vllm_start_port: int = 9000
 
     def rank_bindings(self) -> list[dict[str, str]]:
-        """Positional bindings for each local rank, as the launcher passes them."""
-        local = self.dp_size_local or self.dp_size
+        """Positional bindings for each local rank, as the launcher passes them.
+
+        At most MAX_LOCAL_RANKS ranks are bound (no node holds more NPUs; a launcher asking for
+        10^8 is reported by the NPU-demand check, not expanded), and the device list ($1) is left
+        unbound (unknown) when TP alone exceeds the largest node.
+        """
+        local = min(self.dp_size_local or self.dp_size, MAX_LOCAL_RANKS)
         out = []
-        for index in range(local):
-            devices = ",".join(str(d) for d in range(index * self.tp_size, (index + 1) * self.tp_size))
-            out.append({
-                "1": devices,
+        for index in range(max(local, 0)):
+            binding = {}
+            if 0 < self.tp_size <= MAX_LOCAL_RANKS:
+                binding["1"] = ",".join(str(d) for d in range(index * self.tp_size, (index + 1) * self.tp_size))
+            out.append(binding | {
                 "2": str(self.vllm_start_port + index),
                 "3": str(self.dp_size),
                 "4": str(self.dp_rank_start + index),

@@ -26,8 +26,14 @@ def _serve(scope: Scope) -> ServeCommand:
     return scope.serve
 
 
-def _int_fact(scope: Scope, name: str, default: Any) -> Known:
-    """An int option as a fact: its value, or ``default`` when absent. Unknown when symbolic/invalid."""
+LARGEST_NUMBER = 2**53
+"""Integers above this are taken as unknown: no size or length is that large, and beyond it floats
+(the memory estimate) lose precision or overflow."""
+
+
+def _int_fact(scope: Scope, name: str, default: Any, *, positive: bool = False) -> Known:
+    """An int option as a fact: its value, or ``default`` when absent. Unknown when symbolic/invalid,
+    above LARGEST_NUMBER, or (``positive``: TP, DP, PP sizes) below 1, which no rule can compute with."""
     serve = _serve(scope)
     number, span = kit.integer(serve, name, strict=False)
     option = serve.options.get(name)
@@ -44,6 +50,8 @@ def _int_fact(scope: Scope, name: str, default: Any) -> Known:
             return Known(default, f"{option.spelled} {option.value.text}", span)
     if number is None:
         return Known(default, f"default of {name}")
+    if abs(number) > LARGEST_NUMBER or (positive and number < 1):
+        raise Unknown(name)
     return Known(number, f"{serve.options[name].spelled} {number}", span)
 
 
@@ -193,13 +201,13 @@ def hybrid(scope: Scope):
 @fact("tp")
 def tp(scope: Scope):
     """Tensor-parallel size (default 1)."""
-    return _int_fact(scope, "--tensor-parallel-size", 1)
+    return _int_fact(scope, "--tensor-parallel-size", 1, positive=True)
 
 
 @fact("dp")
 def dp(scope: Scope):
     """Data-parallel size over all nodes (default 1)."""
-    return _int_fact(scope, "--data-parallel-size", 1)
+    return _int_fact(scope, "--data-parallel-size", 1, positive=True)
 
 
 @fact("dp_local", requires=("dp",))
@@ -207,7 +215,7 @@ def dp_local(scope: Scope):
     """DP ranks on this node: --data-parallel-size-local, 1 for an external DP rank, else DP."""
     serve = _serve(scope)
     if serve.opt("--data-parallel-size-local") is not None:
-        local = _int_fact(scope, "--data-parallel-size-local", None)
+        local = _int_fact(scope, "--data-parallel-size-local", None, positive=True)
         if local.value is None:  # the flag without a value: nothing to count with
             raise Unknown("dp_local")
         return local
@@ -219,7 +227,7 @@ def dp_local(scope: Scope):
 @fact("pp")
 def pp(scope: Scope):
     """Pipeline-parallel size (default 1)."""
-    return _int_fact(scope, "--pipeline-parallel-size", 1)
+    return _int_fact(scope, "--pipeline-parallel-size", 1, positive=True)
 
 
 @fact("expert_parallel")

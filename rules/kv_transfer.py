@@ -306,7 +306,7 @@ def tp_ratio(scope: Scope):
     if own is not None and engine_tp is not None and own != engine_tp:
         return  # this instance's own block disagrees with its TP: QL601 reports that first
     decode_key = "kv_connector_extra_config.decode.tp_size"
-    divisors = ", ".join(str(d) for d in range(1, prefill + 1) if prefill % d == 0)
+    divisors = ", ".join(str(d) for d in kit.divisors(prefill)[:24])
     yield Finding(
         TP_RATIO,
         Text(

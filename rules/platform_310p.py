@@ -190,6 +190,7 @@ CAPTURE = RuleMeta(
 
 def default_capture_sizes(max_size: int) -> list[int]:
     """vLLM's capture list when none is given: 1, 2, 4, then steps of 8 to 248, then 16 (vLLM 0.23.0)."""
+    max_size = min(max_size, kit.ENUMERATION_CAP)  # 10^9 would be a list of that size
     sizes = [size for size in (1, 2, 4) if size <= max_size]
     if max_size >= 8:
         sizes += list(range(8, min(max_size + 1, 256), 8))

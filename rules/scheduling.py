@@ -403,7 +403,8 @@ def _on_grid(seqs: int, k: int, budget: int) -> bool:
 def _grid_neighbours(seqs: int, k: int, budget: int) -> tuple[int | None, int | None]:
     """The nearest max-num-seqs values below and above ``seqs`` whose full decode batch is captured."""
     step = k + 1
-    lower = next((s for s in range(seqs - 1, 0, -1) if _on_grid(s, k, budget)), None)
+    highest = kit.ASCEND_DEFAULT_CAPTURE_CAP // step  # no larger batch is ever captured by default
+    lower = next((s for s in range(min(seqs - 1, highest), 0, -1) if _on_grid(s, k, budget)), None)
     upper = next((s for s in range(seqs + 1, kit.ASCEND_DEFAULT_CAPTURE_CAP // step + 1)
                   if s * step <= budget and _on_grid(s, k, budget)), None)
     return lower, upper

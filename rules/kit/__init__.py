@@ -25,6 +25,7 @@ from qlint.rules.kit.capture import (
     FULL_ONLY_MODES,
     NPU_DEFAULT_BATCHED_TOKENS,
     default_capture_sizes,
+    divisors,
     round_for_spec,
     round_up,
 )

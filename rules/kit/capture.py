@@ -13,6 +13,25 @@ ASCEND_DEFAULT_CAPTURE_CAP = 512  # tokens; Ascend drops vLLM's CUDA "x 2" (plat
 NPU_DEFAULT_BATCHED_TOKENS = 2048  # vllm serve default when the NPU memory query fails (facts section 5)
 
 
+ENUMERATION_CAP = 1 << 16
+"""Capture sizes are listed up to this many tokens at most: vLLM would try to capture a graph for each
+of a limit of 10^9, which no launch asks for on purpose; listing them would hang the linter."""
+
+
+def divisors(number: int) -> list[int]:
+    """The divisors of ``number`` (>= 1), ascending, in O(sqrt(number)) steps."""
+    if number < 1:
+        return []
+    small, large, candidate = [], [], 1
+    while candidate * candidate <= number:
+        if number % candidate == 0:
+            small.append(candidate)
+            if candidate != number // candidate:
+                large.append(number // candidate)
+        candidate += 1
+    return small + large[::-1]
+
+
 def round_up(value: int, multiple: int) -> int:
     """Smallest multiple of ``multiple`` that is >= ``value``."""
     return -(-value // multiple) * multiple
@@ -25,7 +44,7 @@ def default_capture_sizes(limit: int, batched_tokens: int) -> list[int]:
     (limit already clipped to ``batched_tokens``), plus ``batched_tokens`` itself
     when it fits under the limit.
     """
-    limit = min(limit, batched_tokens)
+    limit = min(limit, batched_tokens, ENUMERATION_CAP)
     sizes = [size for size in (1, 2, 4) if size <= limit]
     if limit >= 8:
         sizes += list(range(8, min(limit + 1, 256), 8))
