@@ -21,6 +21,7 @@ A rule module imports ``qlint.rules.base`` (metadata, findings), ``qlint.rules.g
 from qlint.knowledge.text import Text
 from qlint.rules.kit.capture import (
     ASCEND_DEFAULT_CAPTURE_CAP,
+    ENUMERATION_CAP,
     FULL_DECODE_MODES,
     FULL_ONLY_MODES,
     NPU_DEFAULT_BATCHED_TOKENS,
