@@ -1,7 +1,8 @@
 """``qlint --fix``: apply the safe fixes of a file's findings and write it back atomically.
 
-Rounds: lint, apply every safe edit (``fixes.apply_edits`` refuses overlaps),
-lint again, until nothing changes or ``MAX_ROUNDS`` rounds ran. If a round
+Rounds: lint, apply the safe fixes whole (``fixes.apply_fixes``: all the edits of a
+fix or none; a fix overlapping another waits for the next round), lint again, until
+nothing changes or ``MAX_ROUNDS`` rounds ran. If a round
 leaves text that bash cannot parse, every change is rolled back and the file
 stays as it was. The file keeps its mode, its byte-order mark and its line
 endings (edits inserting ``\\n`` into a CRLF file insert ``\\r\\n``).
@@ -16,9 +17,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
-from qlint.linter.fixes import apply_edits, fix_edits
+from qlint.linter.fixes import apply_fixes, fixes_to_apply
 from qlint.linter.lint import LintResult
-from qlint.rules.base import Edit
+from qlint.rules.base import Edit, Fix
 
 MAX_ROUNDS = 3
 _BOM = b"\xef\xbb\xbf"
@@ -26,7 +27,7 @@ _BOM = b"\xef\xbb\xbf"
 
 @dataclass
 class FixOutcome:
-    """The final lint of the (maybe) fixed text, how many edits were applied, and the new bytes.
+    """The final lint of the (maybe) fixed text, how many fixes were applied, and the new bytes.
 
     ``data`` is None when nothing changed; ``rolled_back`` is True when the fixes
     were dropped because the result no longer parsed.
@@ -38,10 +39,12 @@ class FixOutcome:
     rolled_back: bool = False
 
 
-def _native(edits: list[Edit], crlf: bool) -> list[Edit]:
+def _native(fix: Fix, crlf: bool) -> Fix:
+    """The fix with the file's own line endings in the text it inserts."""
     if not crlf:
-        return edits
-    return [Edit(edit.span, re.sub(r"(?<!\r)\n", "\r\n", edit.text)) for edit in edits]
+        return fix
+    edits = [Edit(edit.span, re.sub(r"(?<!\r)\n", "\r\n", edit.text)) for edit in fix.edits]
+    return Fix(fix.description, edits, fix.safety, fix.description_zh)
 
 
 def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult], unsafe: bool = False) -> FixOutcome:
@@ -58,13 +61,13 @@ def fix_bytes(path: str, data: bytes, lint: Callable[[bytes], LintResult], unsaf
         return FixOutcome(first)
     current, applied = first, 0
     for _ in range(MAX_ROUNDS):
-        edits = fix_edits([f for f in current.findings if f.path == path], unsafe=unsafe)
-        if not edits:
+        fixes = fixes_to_apply([f for f in current.findings if f.path == path], unsafe=unsafe)
+        if not fixes:
             break
         if current.source is None:
             break
         text = current.source.text
-        new_text, done = apply_edits(text, _native(edits, crlf))
+        new_text, done = apply_fixes(text, [_native(fix, crlf) for fix in fixes])
         if new_text == text:
             break
         candidate = lint(bom + new_text.encode("utf-8"))

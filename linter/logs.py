@@ -376,11 +376,11 @@ def _labels(lang: str) -> dict[str, str]:
     return _LABELS["zh"] if lang.lower().startswith("zh") else _LABELS["en"]
 
 
-def _diff(path: str, text: str, edits: list) -> list[str]:
-    from qlint.linter.fixes import apply_edits
+def _diff(path: str, text: str, fix) -> list[str]:
+    from qlint.linter.fixes import apply_fixes
 
     try:
-        new_text, applied = apply_edits(text, list(edits))
+        new_text, applied = apply_fixes(text, [fix])
     except (IndexError, ValueError):
         return []
     if not applied or new_text == text:
@@ -420,7 +420,7 @@ def _script_section(match: LogMatch, result: LintResult, lang: str, shown: set[i
         unsafe = labels["unsafe"] if finding.fix.safety == "unsafe" else ""
         out.append(f"    {labels['fix']}: {finding.fix.description}{unsafe}")
         if finding.fix.edits and path == result.path and result.source is not None:
-            diff = _diff(result.path, result.source.text, finding.fix.edits)
+            diff = _diff(result.path, result.source.text, finding.fix)
             if diff:
                 out.append(f"    {labels['corrected']}")
                 out.extend(f"    {line}" for line in diff)

@@ -429,5 +429,7 @@ def recompute_placement(scope: Scope):
             span,
             Fix(Text(en=f"remove {key}, or run this instance as a PD decode node (kv_role kv_consumer)",
                      zh=f"删除 {key}，或将本实例作为 PD 解码节点运行（kv_role kv_consumer）"),
-                kit.drop_key(scope.serve, "--additional-config", key), safety="unsafe"),
+                # safe like the rule's other fix: the release refuses to start with the key, and dropping it
+                # is the only change that keeps the rest of the command as written
+                kit.drop_key(scope.serve, "--additional-config", key)),
         )

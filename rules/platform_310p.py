@@ -225,7 +225,9 @@ def capture_sizes(scope: Scope):
                 f"（图模式自 {GRAPH_MODE_SINCE} 起才有文档支持）",
             ),
             kit.span_of(serve, "--compilation-config", "cudagraph_mode", absent=kit.model_span(serve)),
-            Fix(Text(en="add --enforce-eager", zh="添加 --enforce-eager"), kit.insert_option(serve, "--enforce-eager")),
+            # unsafe like the rule's other fix: the server does start in graph mode here, and eager mode runs slower
+            Fix(Text(en="add --enforce-eager", zh="添加 --enforce-eager"), kit.insert_option(serve, "--enforce-eager"),
+                safety="unsafe"),
             severity="warning",
         )
         return
