@@ -446,6 +446,9 @@ class DefectFix(Strict):
         return self
 
 
+DefectHardware = Literal["a2", "a3", "310p", "any"]
+"""Hardware a known defect names (``any``: every one)."""
+
 _DEFECT_LINK = re.compile(
     r"^https://github\.com/vllm-project/(vllm-ascend|vllm)/("
     r"(issues|pull)/\d+(#\S*)?"
@@ -474,7 +477,7 @@ class KnownDefect(Cited):
     since: str | None = None
     until: str | None = None
     fixed_in: str | None = None
-    hardware: list[Literal["a2", "a3", "310p", "any"]] = Field(default_factory=lambda: ["any"], min_length=1)
+    hardware: list[DefectHardware] = Field(default_factory=lambda: list[DefectHardware](["any"]), min_length=1)
     models: list[str] = Field(default_factory=lambda: ["any"], min_length=1)
     when: list[DefectCondition] = Field(min_length=1)
     severity: Literal["error", "warning", "info"]

@@ -235,9 +235,9 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
         )
         options[option.name] = option
     for change in ascend.get("cli_changes", ()):
-        option = options.get(change["option"])
-        if option is not None and option.choices:
-            option.choices = option.choices + tuple(c for c in change["add_choices"] if c not in option.choices)
+        changed = options.get(change["option"])
+        if changed is not None and changed.choices:
+            changed.choices = changed.choices + tuple(c for c in change["add_choices"] if c not in changed.choices)
     # argparse adds -h/--help to every parser
     options.setdefault("--help", Option(name="--help", kind="bool", source=vllm["parser"].get("class_source") or
                                         options[next(iter(options))].source, aliases=("-h",)))
@@ -298,9 +298,9 @@ def facts_for(tag: str) -> ReleaseFacts | None:
 
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as handle:
-                pickle.dump(facts, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(handle.name, cache)
+            with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as written:
+                pickle.dump(facts, written, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(written.name, cache)
         except OSError:
             pass
     return facts

@@ -6,12 +6,17 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
 from qlint.linter.cli_args import FORMATS, config_cache, default_lang, fail, overrides, selection_options
 from qlint.linter.cli_inputs import gather, read
 from qlint.linter.cli_report import report
+
+if TYPE_CHECKING:  # the lint path imports these lazily
+    from qlint.linter.config import Effective
+    from qlint.linter.lint import LintResult, Policy
 
 DIFFS: list[str] = []
 """Files for which --diff printed a change (this process)."""
@@ -104,7 +109,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     settings = Settings(hardware=chosen.hardware, version=chosen.vllm_ascend)
     notices: list = []  # sarif.Notice of each input error
     inline = not no_inline_suppressions
-    analysed = []  # (Analysed, origin): origin is ("dir", n), ("named",) or ("extra",)
+    analysed: list[tuple[Analysed | None, tuple]] = []  # (Analysed, origin): origin is ("dir", n), ("named",) or ("extra",)
     seen: set[str] = set()
     for number, group in enumerate(directories):
         for path in group:
@@ -126,8 +131,8 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
                     analysed.append((analyse(other, cache, chosen, settings, kb, quiet_mode, True, notices, inline),
                                      ("extra",)))
     checked = []  # (LintResult, Effective)
-    for group in deployment_groups([(item, origin) for item, origin in analysed if item is not None]):
-        checked += deploy(group, settings, kb, chosen_launcher)
+    for members in deployment_groups([(item, origin) for item, origin in analysed if item is not None]):
+        checked += deploy(members, settings, kb, chosen_launcher)
     results = [result for result, _ in checked]
     report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
            show_suppressed=show_suppressed, color=use_color(color), lang=lang or default_lang())
@@ -145,9 +150,9 @@ class Analysed:
 
     path: str
     display: str
-    result: object
-    policy: object
-    effective: object
+    result: LintResult
+    policy: Policy
+    effective: Effective
 
 
 def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
@@ -214,7 +219,10 @@ def deploy(group: list[Analysed], settings, kb, launcher):
     """The deployment pass over one group: templates per rank, then the cross-file rules."""
     from qlint.linter.deployment import lint_deployment
 
-    inputs = [(item.display, item.result.source.data) for item in group]
+    inputs = []
+    for item in group:
+        assert item.result.source is not None, item.display  # analyse() keeps only files it read
+        inputs.append((item.display, item.result.source.data))
     policies = {item.display: item.policy for item in group}
     effectives = {item.display: item.effective for item in group}
     results = lint_deployment(inputs, settings, kb, launcher, policies, [item.result for item in group])

@@ -286,7 +286,7 @@ class _YamlReader:
         raw = self.source.data[start:end].decode("utf-8", "replace")
         origins = _scalar_origins(self.source.data, start, end, node.style, value)
         content_start = None
-        if origins is not None and origins == list(range(origins[0], origins[0] + len(origins))) if origins else False:
+        if origins and origins == list(range(origins[0], origins[0] + len(origins))):
             content_start = origins[0]
         word = Word(raw=raw, value=value, span=span, content_start=content_start, origins=origins)
         if variables is not None and "$" in value:
@@ -534,7 +534,7 @@ def _block_origins(data: bytes, start: int, end: int, style: str, encoded: bytes
     if not content:
         return None if encoded else []
     indent = min(len(line) - len(line.lstrip(b" ")) for line in content)
-    out, origins = bytearray(), []
+    out, origins = bytearray(), list[int]()
     previous_blank = True
     for number, (line_start, line) in enumerate(lines):
         text = line[indent:] if len(line) >= indent else b""

@@ -157,13 +157,16 @@ def generate(
         raise GenerationError(f"{model.id} is not supported on {hardware.names[0]} in any release qlint knows")
     if first is not None and parse_version(version) < parse_version(first):
         raise GenerationError(f"{model.id} needs vllm-ascend {first} or later on {hardware.names[0]}, not {version}")
+    if model.max_model_len is None:
+        raise GenerationError(f"the knowledge has no maximum context length for {model.id}")
+    model_limit: int = model.max_model_len
     variant = _variant(model, quantized)
     recipe = _recipe(kb, model, hardware.id, scenario, variant.quantization)
     sources: list[str] = []
     if recipe is not None:
         tp, dp = recipe.tp, recipe.dp
         max_num_seqs = recipe.max_num_seqs or 32
-        max_model_len = min(recipe.max_model_len or model.max_model_len, model.max_model_len)
+        max_model_len = min(recipe.max_model_len or model_limit, model_limit)
         batched = recipe.max_num_batched_tokens or 8192
         mtp = recipe.mtp_tokens
         expert_parallel = recipe.enable_expert_parallel or model.moe
@@ -174,7 +177,7 @@ def generate(
             tp = max(tp, min(8, hardware.npus_per_node))
         dp = 1 if hardware.id == "310p" else max(1, hardware.npus_per_node // tp)
         max_num_seqs = {"high-throughput": 32, "low-latency": 4, "long-context": 8}[scenario]
-        max_model_len = model.max_model_len if scenario == "long-context" else min(model.max_model_len, 32768)
+        max_model_len = model_limit if scenario == "long-context" else min(model_limit, 32768)
         batched = 8192 if scenario != "low-latency" else 4096
         mtp = 1 if hardware.id == "310p" else (3 if model.mtp_method and variant.mtp_head else 0)
         expert_parallel = model.moe

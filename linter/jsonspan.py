@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from json.decoder import WHITESPACE, scanstring
+from json.decoder import WHITESPACE, scanstring  # type: ignore[attr-defined]  # public in CPython, absent from typeshed
 
 _DECODER = json.JSONDecoder()
 

@@ -442,7 +442,7 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     planner = Planner(kb)
     source = parsed.source
     plan = LaunchPlan(path=source.path, unsets=dict(parsed.unsets))
-    containers: set[tuple] = set()
+    containers: set[tuple[Span, Span | None]] = set()
     for simple in parsed.commands:
         for command in planner.commands(source, simple):
             if isinstance(command, DockerRun):  # one container, many commands run in it (bash -c 'a; b')
@@ -452,15 +452,15 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
                 containers.add(key)
             plan.commands.append(command)
     plan.unread = [(item.kind, item.detail, item.span) for item in parsed.unread]
-    seen: set[tuple[int, int]] = set()
+    seen_at: set[tuple[int, int]] = set()
     candidates = [a.word for a in parsed.assignments if a.word is not None]
     candidates += [w for c in parsed.commands for w in c.words]
     candidates += [layer.image for c in parsed.commands for layer in c.layers if layer.image is not None]
     for word in candidates:
         if word.value and "vllm-ascend:" in word.value and parse_image(word.value):
-            key = (word.span.line, word.span.column)
-            if key not in seen:
-                seen.add(key)
+            at = (word.span.line, word.span.column)
+            if at not in seen_at:
+                seen_at.add(at)
                 plan.image_tags.append(_value(word))
     # images named in comments ("# Image: quay.io/ascend/vllm-ascend:v0.18.0rc1-a3") come first,
     # so an image the code itself uses still wins (the image_tag fact takes the last one)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 from urllib.parse import quote
 
 from qlint import __version__
@@ -21,6 +21,9 @@ from qlint.linter.lint import LintResult
 from qlint.knowledge.text import at_release
 from qlint.rules.base import Finding, RuleMeta
 from qlint.rules.plan import Span
+
+if TYPE_CHECKING:
+    from qlint.knowledge.base import KnowledgeBase
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -102,13 +105,15 @@ def render_sarif(results: list[LintResult], notices: Sequence[Notice] = (), lang
     rules = list(all_rules())
     index = {meta.id: position for position, meta in enumerate(rules)}
     out = []
-    kb = None
+    kb: KnowledgeBase | None = None
     for lint_result in results:
         if kb is None and (lint_result.findings or lint_result.suppressed):
             from qlint.knowledge.base import load
             from qlint.linter.reporters import finding_sources
 
             kb = load()
+        if kb is None:  # nothing found in this file
+            continue
         out += [_result(finding, index, None, False, lang, finding_sources(finding, kb))
                 for finding in lint_result.findings]
         out += [_result(s.finding, index, s.reason, True, lang, finding_sources(s.finding, kb))

@@ -92,8 +92,8 @@ class Word:
     span: Span
     symbols: list[str] = field(default_factory=list)
     content_start: int | None = None  # byte offset in the file
-    node: object | None = field(default=None, repr=False, compare=False)  # the tree-sitter node it came from
-    walker: object | None = field(default=None, repr=False, compare=False)  # the reader that made it
+    node: ts.Node | None = field(default=None, repr=False, compare=False)  # the tree-sitter node it came from
+    walker: _Walker | None = field(default=None, repr=False, compare=False)  # the reader that made it
     origins: list[int] | None = field(default=None, repr=False, compare=False)  # byte -> file offset (YAML values)
 
     @property
@@ -479,7 +479,7 @@ class _Walker:
         node = word.node
         owner = word.walker
         if node is not None and owner is self:
-            out, origins = bytearray(), []
+            out, origins = bytearray(), list[int]()
             self._origins(node, out, origins)
             return bytes(out), origins
         if word.origins is not None and word.value is not None:
@@ -647,12 +647,11 @@ class _Walker:
         name = self.text(variable)
         values_nodes = node.children_by_field_name("value")
         has_in = any(child.type == "in" for child in node.children)
-        values: list[Word] | None = []
+        values: list[Word] | None
         if not has_in:
             values = list(self.positional) if self.positional is not None else None
         else:
-            for child in values_nodes:
-                values.extend(self.argument_words(child))
+            values = [word for child in values_nodes for word in self.argument_words(child)]
         if values is None or len(values) > _MAX_LOOP_VALUES or any(w.value is None for w in values) or not values:
             unknown = Word(raw="$" + name, value=None, span=self.span(variable), symbols=["$" + name])
             self._set(Assignment(name=name, word=unknown, span=self.span(variable), exported=False))
@@ -874,9 +873,9 @@ class _Walker:
                         layers=layers, what="command string")
             return
         if unwrapped.stdin_script and stdin is not None:
-            text, origins = self.stdin_text(stdin)
-            if text is not None:
-                self.nested(text, origins, self.span(stdin), vars=_exported(env), positional=unwrapped.script_args,
+            piped, origins = self.stdin_text(stdin)
+            if piped is not None:
+                self.nested(piped, origins, self.span(stdin), vars=_exported(env), positional=unwrapped.script_args,
                             layers=layers, what="standard input")
                 return
         if unwrapped.script_file is not None:
@@ -958,7 +957,7 @@ class _Walker:
         target = redirect.named_children[-1] if redirect.named_children else None
         if target is None:
             return None, None
-        out, origins = bytearray(), []
+        out, origins = bytearray(), list[int]()
         self._origins(target, out, origins)
         return bytes(out) + b"\n", origins + [origins[-1] + 1 if origins else target.end_byte]
 
@@ -982,7 +981,7 @@ class _Walker:
         env = dict(self.vars)
         for layer in unwrapped.layers:
             env = self.layer_env(layer, env)
-        out, origins = bytearray(), []
+        out, origins = bytearray(), list[int]()
         self._origins(arguments[0], out, origins)
         self.nested(bytes(out) + b"\n", origins + [origins[-1] + 1 if origins else arguments[0].end_byte],
                     self.span(arguments[0]), vars=_exported(env), layers=unwrapped.layers, what="standard input")

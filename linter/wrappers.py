@@ -21,8 +21,12 @@ already expanded statically by the shell reader.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from qlint.rules.plan import Span
+
+if TYPE_CHECKING:
+    from qlint.linter.shell import Word
 
 
 @dataclass
@@ -42,12 +46,12 @@ class Layer:
 
     kind: str
     words: list = field(default_factory=list)
-    env: list[tuple[str, object]] = field(default_factory=list)
+    env: list[tuple[str, Part]] = field(default_factory=list)
     passthrough: list[tuple[str, object]] = field(default_factory=list)
     unset: list[str] = field(default_factory=list)
     fresh_env: bool = False
     preserved: set[str] = field(default_factory=set)
-    image: object | None = None
+    image: Word | None = None
     container: str | None = None
     subcommand: str | None = None
     devices: list = field(default_factory=list)
@@ -76,10 +80,10 @@ class Unwrapped:
 
     layers: list[Layer]
     argv: list
-    script: object | None = None
+    script: Word | None = None
     script_args: list = field(default_factory=list)
     stdin_script: bool = False
-    script_file: object | None = None
+    script_file: Word | None = None
 
 
 def _name(word) -> str | None:
@@ -96,8 +100,8 @@ WRAPPERS = _SIMPLE | SHELLS
 """Programs ``unwrap`` looks into."""
 
 
-def _options(words: list, index: int, takes_value: set[str], flags: set[str] = frozenset(),
-             long_values: set[str] = frozenset(), stop_on_unknown: bool = False) -> int:
+def _options(words: list, index: int, takes_value: set[str] | frozenset[str], flags: set[str] | frozenset[str] = frozenset(),
+             long_values: set[str] | frozenset[str] = frozenset(), stop_on_unknown: bool = False) -> int:
     """Skip getopt-style options from ``index``; return the index of the first operand.
 
     Short options in ``takes_value`` take the next word (or the rest of the word:
@@ -454,5 +458,5 @@ class Part:
     """A value inside a word, ``skip`` characters after its start (``-eA=1`` -> ``1``);
     ``skip`` None: the value is not known (``-e "A=$X"``)."""
 
-    word: object
+    word: Word
     skip: int | None

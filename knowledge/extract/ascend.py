@@ -58,7 +58,7 @@ class SectionReader:
         keys: dict[str, dict] = {}
         bound: dict[str, str] = {}  # local variable -> key whose section dict it holds
 
-        def add(key: str, node: ast.AST, default: Any = None, has_default: bool = False) -> dict:
+        def add(key: str, node: ast.expr | ast.stmt, default: Any = None, has_default: bool = False) -> dict:
             record = keys.setdefault(key, {"key": key, "source": self.tree.url(module.path, node.lineno)})
             if has_default and "default" not in record:
                 value = literal(default) if default is not None else None
@@ -157,6 +157,7 @@ class SectionReader:
             record["closed"] = init.args.kwarg is None
             record["closed_source"] = self.tree.url(owner.path, init.lineno)
         else:
+            param: str | None
             if isinstance(position, str):
                 param = position
             else:

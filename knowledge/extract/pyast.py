@@ -480,10 +480,11 @@ def failing_bounds(test: ast.expr) -> list[tuple[str, str, Any]]:
         if not isinstance(part, ast.Compare) or len(part.ops) != 1:
             continue
         left, op, right = part.left, part.ops[0], part.comparators[0]
-        if _self_attr(left) and isinstance(right, ast.Constant) and isinstance(right.value, (int, float)) and type(op) in _FLIP:
-            bounds.append((_self_attr(left), _FLIP[type(op)], right.value))
-        elif _self_attr(right) and isinstance(left, ast.Constant) and isinstance(left.value, (int, float)) and type(op) in _MIRROR:
-            bounds.append((_self_attr(right), _MIRROR[type(op)], left.value))
+        left_name, right_name = _self_attr(left), _self_attr(right)
+        if left_name and isinstance(right, ast.Constant) and isinstance(right.value, (int, float)) and type(op) in _FLIP:
+            bounds.append((left_name, _FLIP[type(op)], right.value))
+        elif right_name and isinstance(left, ast.Constant) and isinstance(left.value, (int, float)) and type(op) in _MIRROR:
+            bounds.append((right_name, _MIRROR[type(op)], left.value))
     return bounds
 
 

@@ -213,7 +213,7 @@ class Reader:
                     self._read_function(module, node)
         return [self.options[name] for name in self.order]
 
-    def _classes_of(self, module: Module, function: ast.FunctionDef) -> dict[str, list[ClassInfo]]:
+    def _classes_of(self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[ClassInfo]]:
         """Variables holding get_kwargs(Class) in a function -> the classes (``cls`` -> its users)."""
         found: dict[str, list[ClassInfo]] = {}
         for node in ast.walk(function):
@@ -235,13 +235,13 @@ class Reader:
                 pass
         return found
 
-    def _owner_class(self, module: Module, function: ast.FunctionDef) -> ClassInfo | None:
+    def _owner_class(self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> ClassInfo | None:
         for info in module.classes.values():
             if function in info.node.body:
                 return info
         return None
 
-    def _cls_users(self, module: Module, function: ast.FunctionDef) -> list[ClassInfo]:
+    def _cls_users(self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ClassInfo]:
         """For a classmethod reading get_kwargs(cls): the classes whose add_cli_args the parser calls."""
         owner = self._owner_class(module, function)
         if owner is None:
@@ -274,7 +274,7 @@ class Reader:
             return False
         return any(isinstance(n, ast.FunctionDef) and n.name == method for n in cls.node.body)
 
-    def _read_function(self, module: Module, function: ast.FunctionDef) -> None:
+    def _read_function(self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         variables = self._classes_of(module, function)
         edits = self._kwarg_edits(module, variables)
         self._field_vars = {}
@@ -478,7 +478,7 @@ def _compared_names(test: ast.expr, sets: dict[str, list[str]] | None = None) ->
     return names
 
 
-def _inside_loop_over(function: ast.FunctionDef, call: ast.Call, variables: dict) -> bool:
+def _inside_loop_over(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, variables: dict) -> bool:
     for node in ast.walk(function):
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
                 and node.iter.func.attr == "items" and isinstance(node.iter.func.value, ast.Name) \

@@ -72,9 +72,9 @@ def closed_of(cls: ClassInfo, index: Index, tree) -> tuple[bool, str]:
                 if "forbid" in ast.unparse(node.value):
                     return True, tree.url(cls.path, node.lineno)
         return False, tree.url(cls.path, cls.line)
-    for decorator, node in zip(decorators, cls.node.decorator_list):
+    for decorator, written in zip(decorators, cls.node.decorator_list):
         if "forbid" in decorator:
-            return True, tree.url(cls.path, node.lineno)
+            return True, tree.url(cls.path, written.lineno)
         if decorator.split("(")[0].split(".")[-1] == "config":
             for module in index.modules.values():
                 for item in module.tree.body:
