@@ -11,7 +11,9 @@
 - vllm-ascend's e2e test configs (``tests/e2e/**/configs/*.yaml``): each test case runs
   ``vllm serve MODEL *server_cmd *server_cmd_extra`` with ``envs``, ``$VAR`` taken from
   ``envs`` as the harness does (tests/e2e/nightly/single_node/models/scripts/
-  single_node_config.py ``_expand_values``, vllm-ascend@182b75ea84ff13ece27b57391331ef8935410aea).
+  single_node_config.py ``_expand_values``, vllm-ascend@182b75ea84ff13ece27b57391331ef8935410aea);
+  a multi-node config's ``deployment`` entries each run their ``server_cmd`` string with their
+  ``envs`` (tests/e2e/nightly/multi_node/internal_dp/scripts/multi_node_config.py, same commit).
 
 YAML is read with PyYAML's composer: nodes keep their start and end marks, so
 each word is reported where it is written (an anchor's value where the anchor is).
@@ -348,6 +350,16 @@ class _YamlReader:
             self.kind = self.kind or "e2e-config"
             self.e2e(root)
             return
+        deployment = _get(root, "deployment")
+        if isinstance(deployment, yaml.SequenceNode) and _get(root, "model") is not None:
+            self.kind = self.kind or "e2e-config"  # multi-node (internal DP): one server_cmd per node
+            for node in deployment.value:
+                command = _get(node, "server_cmd")
+                if command is not None:
+                    self.launch(None, command, self.env(_get(node, "envs")), None, node)
+            if not self.launches:
+                self.found = "an e2e config whose server commands are templates (server_cmd_template), not read"
+            return
         services = _get(root, "services")
         if isinstance(services, yaml.MappingNode):
             self.kind = self.kind or "compose"
@@ -440,7 +452,7 @@ class _YamlReader:
                 words += found or []
             self.launches.append(Launch(words=words, env=env, span=self.marks.span(case)))
 
-    def launch(self, command, args, env: list[Assignment], layer: Layer, node) -> None:
+    def launch(self, command, args, env: list[Assignment], layer: Layer | None, node) -> None:
         import yaml
 
         span = self.marks.span(node)

@@ -239,3 +239,30 @@ def test_yaml_that_does_not_parse_is_an_input_error_with_its_place():
 def test_yaml_without_launches_says_what_it_holds():
     result = _lint("values.yaml", "replicas: 2\nimage: x\n")
     assert result.found and not result.plan.serve_commands()
+
+
+MULTI_NODE = """\
+# qlint: hardware=a2 vllm-ascend=v0.23.0
+model: "%s"
+num_nodes: 2
+env_common: &env_common
+  OMP_NUM_THREADS: 1
+  SERVER_PORT: 8080
+deployment:
+  -
+    envs:
+      <<: *env_common
+    server_cmd: >
+        vllm serve "%s"
+        --port $SERVER_PORT
+        --tensor-parallel-size 16
+        --max-model-len 999999
+""" % (MODEL, MODEL)
+
+
+def test_multi_node_e2e_config_runs_each_server_cmd_with_its_envs():
+    result = _lint("multi.yaml", MULTI_NODE)
+    assert result.plan.kind == "e2e-config"
+    _assert_faulty_at_lines(result, MULTI_NODE, "--tensor-parallel-size 16", "999999")
+    serve = result.plan.serve_commands()[0]
+    assert serve.options["--port"].value.text == "8080"  # $SERVER_PORT from the node's envs
