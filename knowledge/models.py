@@ -401,7 +401,8 @@ class DefectCondition(Strict):
     ``compilation.cudagraph_mode``); ``env`` names an environment variable of the command;
     ``flag`` names a ``vllm serve`` option (dashes, long form). ``op`` compares the subject's
     value with ``value``: ``eq ne in not_in gt ge lt le contains`` or ``set`` / ``unset``
-    (present or absent; for a flag, ``set`` means given and not negated). A condition whose
+    (present or absent; for a flag, ``set`` means given and not negated); ``than`` names a second
+    fact path to compare the first with, instead of ``value`` (both must be known). A condition whose
     subject is not fixed by the script (``$1``) makes the entry undecided: it is not reported.
     ``blame`` marks the condition whose option is the line to report (else the first one
     the script writes).
@@ -412,6 +413,7 @@ class DefectCondition(Strict):
     flag: str | None = Field(default=None, pattern=r"^--[a-z0-9][a-z0-9-]*$")
     op: Literal["eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains"] = "eq"
     value: bool | int | float | str | list[bool | int | float | str] | None = None
+    than: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
     blame: bool = False
 
     @model_validator(mode="after")
@@ -419,6 +421,10 @@ class DefectCondition(Strict):
         subjects = [s for s in (self.fact, self.env, self.flag) if s is not None]
         if len(subjects) != 1:
             raise ValueError("a condition names exactly one of fact, env or flag")
+        if self.than is not None:  # compare with another fact (same path syntax as ``fact``)
+            if self.fact is None or self.value is not None or self.op not in ("eq", "ne", "gt", "ge", "lt", "le"):
+                raise ValueError("than compares a fact with another fact: give fact and a comparison op, no value")
+            return self
         if self.op in ("set", "unset"):
             if self.value is not None:
                 raise ValueError(f"op {self.op} takes no value")

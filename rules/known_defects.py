@@ -306,6 +306,18 @@ def _subject(scope: Scope, condition: Any) -> tuple[Any, Span | None, Any]:
     return value, known.span, ("flag", option) if option is not None else None
 
 
+def _fact_value(scope: Scope, path: str) -> Any:
+    """The value of a fact path (``kv_transfer.kv_connector_extra_config.decode.tp_size``), None when missing."""
+    head, *keys = path.split(".")
+    known = scope.known(head)
+    if known is None:
+        raise _Undecided(head)
+    value = known.value
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
 def match_entry(scope: Scope, entry: Any) -> tuple[Span | None, Any] | None:
     """(blamed span, fix target) when the entry matches this command, else None.
 
@@ -317,7 +329,12 @@ def match_entry(scope: Scope, entry: Any) -> tuple[Span | None, Any] | None:
     first: tuple[Span | None, Any] | None = None
     for condition in entry.when:
         value, span, target = _subject(scope, condition)
-        if not _compare(condition.op, value, condition.value):
+        expected = condition.value
+        if getattr(condition, "than", None) is not None:
+            expected = _fact_value(scope, condition.than)
+            if value is None or expected is None:
+                return None
+        if not _compare(condition.op, value, expected):
             return None
         if span is not None and condition.op != "unset":
             if condition.blame:
@@ -343,6 +360,9 @@ def _range_text(entry: Any) -> tuple[str, str]:
 
 def _condition_text(condition: Any) -> str:
     subject = condition.fact or condition.env or condition.flag
+    if getattr(condition, "than", None) is not None:
+        symbols = {"eq": "=", "ne": "!=", "gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+        return f"{subject} {symbols[condition.op]} {condition.than}"
     if condition.op == "set":
         return f"{subject} set"
     if condition.op == "unset":
