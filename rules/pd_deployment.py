@@ -359,7 +359,7 @@ def kv_port(scope: Scope):
         return
     try:
         port = int(config["kv_port"])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (a JSON 1e999 is an infinite float)
         return
     hardware = scope.kb.hardware_by_id(scope.get("hardware"))
     low, high = 20000, 20000 + 1000 * hardware.npus_per_node
