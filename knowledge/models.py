@@ -629,6 +629,7 @@ class ExtractedSubConfig(Loose):
     class_: str = Field(alias="class")
     closed: bool
     closed_source: str
+    typed: bool = True  # pydantic validates the values (lax mode); False: a plain dataclass takes anything
     source: str
     keys: list[ExtractedKey]
 

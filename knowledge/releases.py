@@ -77,6 +77,7 @@ class SubConfig:
     option: str
     cls: str
     closed: bool
+    typed: bool
     closed_source: str
     source: str
     keys: dict[str, Key]
@@ -248,7 +249,7 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
     sub_configs = {}
     for record in vllm["sub_configs"]:
         sub_configs[record["option"]] = SubConfig(
-            option=record["option"], cls=record["class"], closed=record["closed"],
+            option=record["option"], cls=record["class"], closed=record["closed"], typed=record.get("typed", True),
             closed_source=record["closed_source"], source=record["source"],
             keys={item["key"]: _key(item) for item in record["keys"]},
         )

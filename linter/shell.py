@@ -698,13 +698,14 @@ class _Walker:
                 placeholder_ends.add(following.start_byte)
                 continue
             if child.start_byte in placeholder_ends:  # the '>' closing a placeholder: all words are arguments
-                extra.extend(self.make_word(d) for d in destinations)
+                for destination in destinations:  # unquoted ${ARGS} still splits on blanks
+                    extra.extend(self.argument_words(destination))
                 continue
             if kind in ("<", ">") and glued:
                 end = destinations[0].end_byte if destinations else child.end_byte
                 self.glued_redirects.append(self.map(child.start_byte, end))
             for destination in destinations[1:]:
-                extra.append(self.make_word(destination))
+                extra.extend(self.argument_words(destination))
         return extra
 
     def split_words(self, child: ts.Node) -> list[Word]:

@@ -430,6 +430,9 @@ def bad_value(scope: Scope):
                     zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 超出 {at_zh} 接受的范围 {bounds}",
                 ), span, sources=tuple(key_spec.sources))
             elif not _type_ok(key_spec.type, value) and not (key_spec.type == "int" and isinstance(value, str) and value.isdigit()):
+                if getattr(sub, "release", None) is not None and (
+                        not sub.typed or option_facts.pydantic_accepts(key_spec.type, value)):
+                    continue  # pydantic's lax mode reads "False" as false, "3" as 3 (or no validation at all)
                 yield _loose_type_finding(sub.closed, key_spec, value, span)
 
 
@@ -437,13 +440,17 @@ _MISSING = object()
 
 
 def _sub_config(scope: Scope, release, fact, option):
-    """The key table of a JSON option: the release's own (vLLM sub-configs), else the hand-kept one."""
+    """The key table of a JSON option: the release's own (vLLM sub-configs), else the hand-kept one
+    (--additional-config: with the key types of the release's own reader)."""
     if release is not None:
         name = fact.name if fact is not None else option.name
         sub = option_facts.sub_config(release, name)
         if sub is not None:
             return sub
-    return scope.kb.sub_config(option.name)
+    table = scope.kb.sub_config(option.name)
+    if table is not None and release is not None and option.name == "--additional-config":
+        return option_facts.additional_config_spec(release, table)
+    return table
 
 
 def _walk_keys(data: dict, prefix: str = ""):

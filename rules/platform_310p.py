@@ -450,6 +450,9 @@ def tp_only(scope: Scope):
             option.span,
             Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"),
                 kit.drop_option(option), safety="unsafe"),
+            # a guide's statement, not a startup check: vllm-ascend v0.11.0's own 300I page runs
+            # Pangu-Pro-MoE with --enable-expert-parallel, and no code rejects it
+            severity="warning",
         )
 
 

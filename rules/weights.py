@@ -9,6 +9,8 @@ A known model whose name has no mark is BF16; an unknown model without marks is 
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from qlint.knowledge.base import name_words
@@ -83,9 +85,15 @@ def weight_format(scope: Scope):
         modelslim = found.tool == "modelslim" and not (words & LLM_COMPRESSOR_WORDS) and not on_disk
         origin = f"no quant_model_description.json in {local.name}" if on_disk else f"name {reference}"
         return Known(Weights(found, modelslim, origin), "model name")
+    if local is None and _PLACEHOLDER_PATH.search(reference):
+        raise Unknown("weight_format")  # xxxxxxx/DeepSeek-R1, /path/to/model: which checkpoint is not said
     if match is not None or local is not None:
         return Known(Weights(kb.weight_format("bf16"), False, "no quantization mark"), "model name has no mark")
     raise Unknown("weight_format")
+
+
+# a model path the docs left for the reader to fill in: an all-x segment, path/to, <...>, your_...
+_PLACEHOLDER_PATH = re.compile(r"(^|/)(x{3,}|X{3,})(/|$)|path/to/|<[^>]*>|(^|/)your[-_]|\{[^}]*\}", re.I)
 
 
 @fact("quantized_weights", requires=("weight_format",))

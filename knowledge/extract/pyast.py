@@ -286,6 +286,11 @@ def read_type(expr: ast.expr | None, index: Index, near: str, info: TypeInfo | N
         if name in _BUILTIN_NAMES:
             info.names.add(name)
             return info
+        local = index.modules.get(near)
+        if local is not None and name in local.aliases and name not in local.classes:
+            # the module's own runtime binding wins, e.g. `if TYPE_CHECKING: from x import C` /
+            # `else: C = Any`: get_type_hints sees Any, so vLLM builds no dataclass parser for it
+            return read_type(local.aliases[name], index, near, info, depth + 1, in_element)
         found = index.find_class(name, near)
         if found is not None:
             if is_enum(found):

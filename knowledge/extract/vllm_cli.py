@@ -98,6 +98,7 @@ class Context:
     tree: Any
     unread: list[str]
     negatable_bools: bool = True
+    pydantic_parse: bool = False  # JSON sub-configs parsed with TypeAdapter(cls).validate_json
     human: dict[str, str] = field(default_factory=dict)  # field name -> parser function
 
 
@@ -182,6 +183,8 @@ class Reader:
                 text = module.segment(node)
                 if "BooleanOptionalAction" not in text and "store_true" in text:
                     self.ctx.negatable_bools = False
+                if "TypeAdapter" in text:
+                    self.ctx.pydantic_parse = True
                 sets = {}  # human_readable_int_args = {"max_num_batched_tokens", ...}
                 for inner in ast.walk(node):
                     if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \

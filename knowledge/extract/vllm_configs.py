@@ -59,11 +59,16 @@ def key_kind(names: set[str], has_dataclass: bool, literals: list) -> str:
     return "any"
 
 
+PYDANTIC_PARSE = {"value": False}  # set per release: get_kwargs validates JSON with TypeAdapter(cls)
+
+
 def closed_of(cls: ClassInfo, index: Index, tree) -> tuple[bool, str]:
     """Whether unknown keys are an error, and the line that makes it so.
 
-    A stdlib dataclass built with ``Cls(**data)`` rejects unknown keys (TypeError);
-    pydantic ``@config`` dataclasses forbid extras; a plain pydantic BaseModel ignores them.
+    ``extra="forbid"`` (on the class or in the ``@config`` decorator) rejects them. Without it, a
+    class that vLLM's CLI builds with ``Cls(**json.loads(value))`` (vLLM 0.9-0.10) rejects them
+    too (TypeError), while ``TypeAdapter(Cls).validate_json`` and a plain pydantic BaseModel
+    ignore them.
     """
     decorators = cls.decorators
     if "BaseModel" in cls.bases:
@@ -81,7 +86,8 @@ def closed_of(cls: ClassInfo, index: Index, tree) -> tuple[bool, str]:
                     if isinstance(item, ast.FunctionDef) and item.name == "config" and "forbid" in module.segment(item):
                         line = item.lineno + module.segment(item)[: module.segment(item).index("forbid")].count("\n")
                         return True, tree.url(module.path, line)
-    return True, tree.url(cls.path, cls.line)  # a dataclass: unknown keyword arguments raise TypeError
+    # no forbid: Cls(**data) raises TypeError on an unknown key; pydantic validation drops it
+    return not PYDANTIC_PARSE["value"], tree.url(cls.path, cls.line)
 
 
 def read_keys(cls: ClassInfo, index: Index, tree, depth: int = 0) -> list[dict[str, Any]]:
@@ -144,11 +150,13 @@ def read_sub_configs(options: list[dict], index: Index, tree, unread: list[str])
         closed, closed_source = closed_of(cls, index, tree)
         keys = read_keys(cls, index, tree)
         apply_bounds(keys, validations_of(cls, index, tree))
+        typed = PYDANTIC_PARSE["value"] or "pydantic" in (cls.module.text[:4000] if cls.module else "")
         result.append({
             "option": option["name"],
             "class": name,
             "closed": closed,
             "closed_source": closed_source,
+            "typed": bool(typed),
             "source": tree.url(cls.path, cls.line),
             "keys": keys,
         })

@@ -25,6 +25,9 @@ def extract_vllm(archive: str, version: str) -> dict[str, Any]:
     index = Index(tree, PREFIXES, prefer=("vllm/config", "vllm/engine", "vllm/entrypoints"))
     unread: list[str] = list(index.unread)
     reader = Reader(tree, index, unread)
+    from qlint.knowledge.extract import vllm_configs
+
+    vllm_configs.PYDANTIC_PARSE["value"] = reader.ctx.pydantic_parse
     options = [option.record(tree) for option in reader.read()]
     if not options:
         unread.append("no vllm serve option found")

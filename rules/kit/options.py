@@ -177,11 +177,12 @@ class KeySpec:
 
 
 class SubConfigSpec:
-    __slots__ = ("flag", "closed", "keys", "source", "release", "sources")
+    __slots__ = ("flag", "closed", "keys", "source", "release", "sources", "typed")
 
     def __init__(self, flag: str, closed: bool, keys: list[KeySpec], source: str, release: ReleaseFacts,
-                 closed_source: str | None = None):
+                 closed_source: str | None = None, typed: bool = True):
         self.flag, self.closed, self.keys, self.source, self.release = flag, closed, keys, source, release
+        self.typed = typed
         # the config class, and the line that makes unknown keys an error
         self.sources = (source,) + ((closed_source,) if closed_source and closed_source != source else ())
 
@@ -205,4 +206,93 @@ def sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
             if fact.keys:
                 walk(fact.keys, dotted + ".")
     walk(sub.keys, "")
-    return SubConfigSpec(name, sub.closed, keys, sub.source, release, sub.closed_source)
+    return SubConfigSpec(name, sub.closed, keys, sub.source, release, sub.closed_source, getattr(sub, "typed", True))
+
+
+_TRUE = {"1", "true", "t", "yes", "y", "on"}
+_FALSE = {"0", "false", "f", "no", "n", "off"}
+
+
+def pydantic_accepts(kind: str, value) -> bool:
+    """Whether pydantic's lax mode takes a JSON value for a field of this kind (bool from "False" or 0/1,
+    int from "3" or 3.0, float from "0.5"), as vLLM's config dataclasses validate them."""
+    if kind == "bool":
+        if isinstance(value, bool):
+            return True
+        if isinstance(value, (int, float)):
+            return value in (0, 1)
+        return isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE
+    if kind == "int":
+        if isinstance(value, bool) or isinstance(value, int):
+            return True
+        if isinstance(value, float):
+            return value.is_integer()
+        if isinstance(value, str):
+            try:
+                int(value.strip())
+            except ValueError:
+                return False
+            return True
+        return False
+    if kind == "float":
+        if isinstance(value, (int, float)):
+            return True
+        if isinstance(value, str):
+            try:
+                float(value.strip())
+            except ValueError:
+                return False
+            return True
+        return False
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "dict":
+        return isinstance(value, dict)
+    if kind == "list":
+        return isinstance(value, list)
+    return True
+
+
+class _TypedKey:
+    """A hand-kept additional-config key with the type the release's own reader gives it."""
+
+    __slots__ = ("key", "type", "choices", "removed_in", "added_in", "sources", "source")
+
+    def __init__(self, record, kind: str):
+        self.key, self.type = record.key, kind
+        self.choices = list(record.choices)
+        self.removed_in, self.added_in = record.removed_in, record.added_in
+        self.sources = tuple(record.sources)
+        self.source = self.sources[0] if self.sources else None
+
+
+class _ReleaseAdditional:
+    __slots__ = ("flag", "closed", "keys", "sources")
+
+    def __init__(self, table, keys):
+        self.flag, self.closed, self.sources = table.flag, table.closed, tuple(table.sources)
+        self.keys = keys
+
+
+def additional_config_spec(release: ReleaseFacts, table):
+    """The hand-kept ``--additional-config`` table (``sub_configs.toml``, written for v0.23.0) with each key's
+    type taken from what the release being linted reads: ``dump_config`` is a path string at v0.12.0rc1
+    and a dict at v0.23.0. A key the release does not read is not type-checked; one it reads without a
+    typed default keeps the hand-kept type."""
+    keys = []
+    for record in table.keys:
+        fact = None
+        level = release.additional_config
+        for part in record.key.split("."):
+            fact = level.get(part) if level is not None else None
+            level = fact.keys if fact is not None else None
+        if fact is None:
+            kind = "any"  # not read by this release: nothing to type-check (QL105 says it is not read)
+        elif fact.keys:
+            kind = "dict"
+        elif fact.type in ("int", "float", "str", "bool", "dict", "list"):
+            kind = fact.type  # the release's own typed default
+        else:
+            kind = record.type  # read through a helper or without a default: the hand-kept type
+        keys.append(_TypedKey(record, kind))
+    return _ReleaseAdditional(table, keys)
