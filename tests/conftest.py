@@ -95,11 +95,12 @@ def hits_at(hardware=None, version=None, rule=None):
 
 
 def fixed(text: str, findings) -> str:
-    """``text`` after the fixes of ``findings`` (a list, or one finding); findings without a fix add nothing."""
-    from qlint.linter.fixes import apply_edits
+    """``text`` after one round of the fixes of ``findings`` (a list, or one finding), applied whole as
+    ``qlint --fix`` applies them (``apply_fixes``); findings without a fix add nothing."""
+    from qlint.linter.fixes import apply_fixes
 
     chosen = [findings] if not isinstance(findings, (list, tuple)) else findings
-    out, _ = apply_edits(text, [edit for finding in chosen if finding.fix for edit in finding.fix.edits])
+    out, _ = apply_fixes(text, [finding.fix for finding in chosen if finding.fix])
     return out
 
 
