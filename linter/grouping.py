@@ -5,8 +5,8 @@
 - a directory argument is one deployment with all its subfolders (``prefill/``, ``decode/``
   and a proxy under one folder);
 - files named one by one are one deployment only when they reference each other: a proxy
-  lists an engine's host and port, engines share a DP group (``--data-parallel-address`` and
-  RPC port), a KV producer and a KV consumer serve the same model through the same connector,
+  lists an engine's host and port, engines share a DP group (``--data-parallel-address``),
+  a KV producer and a KV consumer serve the same model through the same connector,
   or a ``launch_online_dp.py`` launcher runs a DP template (``$1..$7``).
 
 ``links(plan)`` gives what a plan offers and what it asks for; components are found with a
@@ -50,9 +50,9 @@ def offers(plan: LaunchPlan) -> set[tuple]:
             tokens.add(("port", port))
         address = serve.options.get("--data-parallel-address")
         if address is not None and address.value is not None and address.value.text:
-            rpc = serve.options.get("--data-parallel-rpc-port")
-            rpc_port = _text(rpc.value) if rpc is not None and rpc.value is not None else "default"
-            tokens.add(("dp", address.value.text, rpc_port))
+            # the address alone: nodes of one DP group that disagree on the RPC port or the sizes
+            # are still one deployment, and QL612 says where they disagree
+            tokens.add(("dp", address.value.text))
         kv = serve.options.get("--kv-transfer-config")
         if kv is not None and kv.json is not None and isinstance(kv.json.data, dict):
             role = kv.json.data.get("kv_role")
