@@ -26,6 +26,8 @@ WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt")
 _QUANT_TYPE = re.compile(rb'"model_quant_type"\s*:\s*"([^"]+)"')
 _TENSOR_TYPE = re.compile(rb'"[^"]+\.weight"\s*:\s*"([A-Za-z0-9_]+)"')
 _KV_C8 = re.compile(rb'"kv_cache_type"\s*:\s*"C8"')
+_GROUP_SIZE = re.compile(rb'"group_size"\s*:\s*(\d{1,9})\b')
+_QUANT_VERSION = re.compile(rb'"version"\s*:\s*"([0-9][0-9A-Za-z.\-]{0,30})"')
 
 
 def read_model_dir(path: str) -> LocalModel | None:
@@ -40,10 +42,11 @@ def read_model_dir(path: str) -> LocalModel | None:
     if not os.path.isfile(config_path):
         return None
     weights = _weights_bytes(path)
-    quantization = _ascend_quantization(path)
+    quantization, group_size, quant_version = _ascend_quantization(path)
     data, error = _load_json(config_path)
     if data is None:
         return LocalModel(path=path, quantization=quantization, modelslim=quantization is not None,
+                          quant_group_size=group_size, quant_version=quant_version,
                           weights_bytes=weights, error=error)
     nested = data.get("text_config")
     text: dict[str, Any] = nested if isinstance(nested, dict) else {}
@@ -72,6 +75,8 @@ def read_model_dir(path: str) -> LocalModel | None:
         torch_dtype=_str(pick("torch_dtype", "dtype")),
         quantization=quantization or _config_quantization(pick("quantization_config")),
         modelslim=quantization is not None,
+        quant_group_size=group_size,
+        quant_version=quant_version,
         num_attention_heads=heads,
         num_key_value_heads=_int(pick("num_key_value_heads", "num_kv_heads")) or (heads if kv_lora_rank is None else None),
         num_hidden_layers=layers,
@@ -120,18 +125,19 @@ def _load_json(path: str) -> tuple[dict | None, str | None]:
     return data, None
 
 
-def _ascend_quantization(directory: str) -> str | None:
-    """Lower-case ModelSlim type of a checkpoint (``w8a8``, ``w4a8``, ``w8a8c8``, ``w8a8_mxfp8``),
-    None without a description file.
+def _ascend_quantization(directory: str) -> tuple[str | None, int | None, str | None]:
+    """(lower-case ModelSlim type, group_size, version) of a checkpoint's description: the type is
+    ``w8a8``, ``w4a8``, ``w8a8c8``, ``w8a8_mxfp8``, ...; all None without a description file.
 
     The description lists every tensor, so only its first and last 64 KiB are read:
-    ``model_quant_type`` and ``kv_cache_type`` (``C8``: INT8 KV cache, read by
-    vllm-ascend's ModelSlim config) are top-level keys found at either end. Without a
+    ``model_quant_type``, ``kv_cache_type`` (``C8``: INT8 KV cache, read by
+    vllm-ascend's ModelSlim config), ``group_size`` and ``version`` (read by the W4A8
+    schemes) are top-level keys found at either end. Without a
     ``model_quant_type`` the most common per-tensor type other than FLOAT is used.
     """
     path = os.path.join(directory, QUANT_DESCRIPTION)
     if not os.path.isfile(path):
-        return None
+        return None, None, None
     try:
         with open(path, "rb") as handle:
             head = handle.read(64 * 1024)
@@ -141,7 +147,7 @@ def _ascend_quantization(directory: str) -> str | None:
                 handle.seek(size - 64 * 1024)
                 tail = handle.read(64 * 1024)
     except OSError:
-        return "w8a8"
+        return "w8a8", None, None
     text = head + b"\n" + tail
     match = _QUANT_TYPE.search(text)
     if match is not None:
@@ -155,7 +161,10 @@ def _ascend_quantization(directory: str) -> str | None:
     kind = kind.removesuffix("_dynamic").removesuffix("_static") or "w8a8"
     if _KV_C8.search(text) and kind == "w8a8":
         kind = "w8a8c8"
-    return kind
+    group = _GROUP_SIZE.search(text)
+    version = _QUANT_VERSION.search(text)
+    return (kind, int(group.group(1)) if group else None,
+            version.group(1).decode("utf-8", "replace") if version else None)
 
 
 def _config_quantization(config: Any) -> str | None:

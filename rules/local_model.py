@@ -35,6 +35,8 @@ class LocalModel:
     torch_dtype: str | None = None
     quantization: str | None = None
     modelslim: bool | None = None
+    quant_group_size: int | None = None  # quant_model_description.json group_size (W4A8: 0 = per-channel)
+    quant_version: str | None = None  # quant_model_description.json version ("1.0.0": new int4 packing)
     num_attention_heads: int | None = None
     num_key_value_heads: int | None = None
     num_hidden_layers: int | None = None

@@ -173,3 +173,82 @@ def format_hardware(scope: Scope):
         Fix(Text(en=f"serve a W8A8 (or BF16) checkpoint of the model on {name}",
                  zh=f"在 {name} 上改用该模型的 W8A8（或 BF16）权重")),
     )
+
+
+# -- QL515 ----------------------------------------------------------------------
+
+W4A8_MOE_TP_LIMIT = 16
+_W4A8_SOURCES = (
+    "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/quantization/methods/w4a8.py#L351-L367",
+    "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/vllm_ascend/quantization/w4a8_dynamic.py#L233-L235",
+    "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/quantization/methods/w4a8.py#L113-L131",
+    "https://github.com/vllm-project/vllm-ascend/pull/13713",
+)
+
+W4A8_MOE = RuleMeta(
+    id="QL515",
+    name="w4a8-moe-layout-unsupported",
+    groups=("quantization",),
+    severity="error",
+    requires=("weight_format", "moe", "tp", "expert_parallel", "version", "local_model"),
+    title=Text(en="W4A8 MoE weights in a layout the release refuses", zh="W4A8 MoE 权重的布局被该版本拒绝"),
+    why=Text(
+        en="vllm-ascend's W4A8 MoE scheme checks the checkpoint's quant_model_description.json at startup. Without "
+        "expert parallel the MoE layers are split by TP, and more than 16 ranks raise ValueError ('The current "
+        "weight does not support moe part tp>16'): on the tagged releases for checkpoints of description version "
+        "1.0.0, on main for every ModelSlim W4A8 checkpoint. On main, per-group W4A8 MoE weights (group_size > 0, "
+        "the older default of 256) are refused as well: the scheme takes per-channel weights only. Turn on "
+        "--enable-expert-parallel (or keep TP at 16 or less), and on main use a per-channel W4A8 checkpoint.",
+        zh="vllm-ascend 的 W4A8 MoE 方案在启动时检查权重的 quant_model_description.json。未开启专家并行时 MoE 层按 TP "
+        "切分，超过 16 个 rank 会报 ValueError（'The current weight does not support moe part tp>16'）：在已发布的版本中"
+        "针对描述文件 version 为 1.0.0 的权重，在 main 上针对所有 ModelSlim W4A8 权重。在 main 上，按组量化的 W4A8 MoE "
+        "权重（group_size > 0，旧默认值 256）也会被拒绝：该方案只接受按通道量化的权重。请开启 --enable-expert-parallel"
+        "（或把 TP 控制在 16 以内），在 main 上改用按通道量化的 W4A8 权重。",
+    ),
+    sources=_W4A8_SOURCES,
+    examples=(
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --tensor-parallel-size 32 --quantization ascend\n",
+            good="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --tensor-parallel-size 32 --enable-expert-parallel "
+            "--quantization ascend\n",
+            hardware="a3", version="main",
+        ),
+    ),
+)
+
+
+@check(W4A8_MOE)
+def w4a8_moe_layout(scope: Scope):
+    weights = scope.get("weight_format")
+    if weights.format.id != "w4a8" or not weights.modelslim or not scope.get("moe"):
+        return
+    local, on_main, serve = scope.get("local_model"), scope.get("version") == "main", scope.serve
+    where = "vllm-ascend main" if on_main else f"vllm-ascend {scope.get('version')}"
+    tp = scope.get("tp")
+    new_layout = local is not None and local.quant_version == "1.0.0"
+    if not scope.get("expert_parallel") and tp > W4A8_MOE_TP_LIMIT and (on_main or new_layout):
+        why = "every ModelSlim W4A8 checkpoint" if on_main else "description version 1.0.0 checkpoints"
+        why_zh = "所有 ModelSlim W4A8 权重" if on_main else "描述文件 version 为 1.0.0 的权重"
+        option = serve.opt("--tensor-parallel-size")
+        yield Finding(
+            W4A8_MOE,
+            Text(en=f"W4A8 MoE weights split by TP {tp} without expert parallel: {where} refuses MoE TP above "
+                 f"{W4A8_MOE_TP_LIMIT} for {why} ('The current weight does not support moe part tp>16')",
+                 zh=f"W4A8 MoE 权重在未开启专家并行时按 TP {tp} 切分：{where} 对{why_zh}拒绝超过 "
+                 f"{W4A8_MOE_TP_LIMIT} 的 MoE TP（'The current weight does not support moe part tp>16'）"),
+            option.value.span if option is not None and option.value is not None else serve.span,
+            Fix(Text(en="add --enable-expert-parallel (MoE layers then use EP, not TP) or keep TP at 16 or less",
+                     zh="添加 --enable-expert-parallel（MoE 层改用 EP 而非 TP），或把 TP 控制在 16 以内")),
+        )
+    if on_main and local is not None and local.quant_group_size:
+        yield Finding(
+            W4A8_MOE,
+            Text(en=f"{local.name} holds per-group W4A8 MoE weights (group_size {local.quant_group_size} in "
+                 "quant_model_description.json); vllm-ascend main takes per-channel W4A8 MoE weights only and stops "
+                 "with ValueError",
+                 zh=f"{local.name} 为按组量化的 W4A8 MoE 权重（quant_model_description.json 中 group_size 为 "
+                 f"{local.quant_group_size}）；vllm-ascend main 只接受按通道量化的 W4A8 MoE 权重，会以 ValueError 退出"),
+            serve.model.span if serve.model is not None else serve.span,
+            Fix(Text(en="re-quantize per-channel (group_size 0) or serve it with a release up to v0.25.1rc1",
+                     zh="改用按通道量化（group_size 0）的权重，或使用 v0.25.1rc1 及更早的版本运行")),
+        )

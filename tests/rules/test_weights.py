@@ -137,3 +137,38 @@ def test_ql514_w4a8_on_310p_but_not_on_a2():
 
 def test_unknown_model_without_mark_has_no_format():
     assert not hits("vllm serve /models/my-model --tensor-parallel-size 2\n", "QL514", "310p")
+
+
+# -- QL515 ---------------------------------------------------------------------------
+
+W4A8_397B = "vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --quantization ascend"
+
+
+def test_ql515_moe_tp_above_16_on_main():
+    found = hits(f"{W4A8_397B} --tensor-parallel-size 32\n", "QL515", "a3", "main")
+    assert len(found) == 1 and "moe part tp>16" in found[0].message and found[0].level == "error"
+    assert not hits(f"{W4A8_397B} --tensor-parallel-size 32 --enable-expert-parallel\n", "QL515", "a3", "main")
+    assert not hits(f"{W4A8_397B} --tensor-parallel-size 16\n", "QL515", "a3", "main")
+    # tagged releases refuse it only for description version 1.0.0, which a name does not tell
+    assert not hits(f"{W4A8_397B} --tensor-parallel-size 32\n", "QL515", "a3", "v0.23.0")
+
+
+@pytest.mark.parametrize("version,refused", [("1.0.0", True), ("0", False)])
+def test_ql515_description_version_on_tags(tmp_path, version, refused):
+    path = _model_dir(tmp_path, "Qwen3.5-397B-A17B-w4a8", {"model_quant_type": "W4A8_DYNAMIC", "version": version})
+    found = hits(f"vllm serve {path} --tensor-parallel-size 32 --quantization ascend\n", "QL515", "a3", "v0.23.0")
+    assert bool(found) is refused
+
+
+@pytest.mark.parametrize("version,group,refused", [("main", 256, True), ("main", 0, False),
+                                                   ("v0.25.1rc1", 256, False)])
+def test_ql515_per_group_moe_weights_on_main(tmp_path, version, group, refused):
+    path = _model_dir(tmp_path, "Qwen3.6-35B-A3B-w4a8", {"model_quant_type": "W4A8_DYNAMIC", "group_size": group})
+    found = hits(f"vllm serve {path} --tensor-parallel-size 4 --enable-expert-parallel\n", "QL515", "a3", version)
+    assert bool(found) is refused
+    if refused:
+        assert "group_size 256" in found[0].message and "per-channel" in found[0].message
+
+
+def test_ql515_dense_w4a8_is_not_moe():
+    assert not hits("vllm serve Eco-Tech/Qwen3.6-27B-w4a8 --tensor-parallel-size 32\n", "QL515", "a3", "main")
