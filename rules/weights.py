@@ -213,6 +213,11 @@ W4A8_MOE = RuleMeta(
             "--quantization ascend\n",
             hardware="a3", version="main",
         ),
+        Example(
+            bad="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --tensor-parallel-size 32 --quantization ascend\n",
+            good="vllm serve Eco-Tech/Qwen3.5-397B-A17B-w4a8-mtp --tensor-parallel-size 16 --quantization ascend\n",
+            hardware="a3", version="v0.23.0",
+        ),
     ),
 )
 
@@ -225,20 +230,25 @@ def w4a8_moe_layout(scope: Scope):
     local, on_main, serve = scope.get("local_model"), scope.get("version") == "main", scope.serve
     where = "vllm-ascend main" if on_main else f"vllm-ascend {scope.get('version')}"
     tp = scope.get("tp")
-    new_layout = local is not None and local.quant_version == "1.0.0"
-    if not scope.get("expert_parallel") and tp > W4A8_MOE_TP_LIMIT and (on_main or new_layout):
+    version_known = local is not None and local.modelslim
+    new_layout = version_known and local.quant_version == "1.0.0"
+    if not scope.get("expert_parallel") and tp > W4A8_MOE_TP_LIMIT and (on_main or new_layout or not version_known):
         why = "every ModelSlim W4A8 checkpoint" if on_main else "description version 1.0.0 checkpoints"
         why_zh = "所有 ModelSlim W4A8 权重" if on_main else "描述文件 version 为 1.0.0 的权重"
+        unsure = not on_main and not new_layout  # a hub id: its description's version is not read
+        tail = ("; the description of this checkpoint is not read here, so check its version" if unsure else "")
+        tail_zh = "；此处未读取该权重的描述文件，请确认其 version" if unsure else ""
         option = serve.opt("--tensor-parallel-size")
         yield Finding(
             W4A8_MOE,
             Text(en=f"W4A8 MoE weights split by TP {tp} without expert parallel: {where} refuses MoE TP above "
-                 f"{W4A8_MOE_TP_LIMIT} for {why} ('The current weight does not support moe part tp>16')",
+                 f"{W4A8_MOE_TP_LIMIT} for {why} ('The current weight does not support moe part tp>16'){tail}",
                  zh=f"W4A8 MoE 权重在未开启专家并行时按 TP {tp} 切分：{where} 对{why_zh}拒绝超过 "
-                 f"{W4A8_MOE_TP_LIMIT} 的 MoE TP（'The current weight does not support moe part tp>16'）"),
+                 f"{W4A8_MOE_TP_LIMIT} 的 MoE TP（'The current weight does not support moe part tp>16'）{tail_zh}"),
             option.value.span if option is not None and option.value is not None else serve.span,
             Fix(Text(en="add --enable-expert-parallel (MoE layers then use EP, not TP) or keep TP at 16 or less",
                      zh="添加 --enable-expert-parallel（MoE 层改用 EP 而非 TP），或把 TP 控制在 16 以内")),
+            severity="info" if unsure else None,
         )
     if on_main and local is not None and local.quant_group_size:
         yield Finding(
