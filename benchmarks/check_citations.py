@@ -79,6 +79,28 @@ def citations():
     for field_name, *_ in base.DATA_FILES:
         yield from walk(field_name, getattr(kb, field_name))
 
+    # the per-release data written by ``python -m qlint.knowledge.extract``
+    import json
+
+    data = Path(base.__file__).parent / "data"
+    for path in sorted((data / "vllm").glob("*.json")) + sorted((data / "ascend").glob("*.json")):
+        yield from _json_sources(path.stem, None, json.loads(path.read_text()))
+
+
+def _json_sources(owner, key, value):
+    if isinstance(value, dict):
+        key = value.get("name") or value.get("key") or key
+        for field_name, item in value.items():
+            if field_name == "source" or field_name.endswith(("_source", "_sources")):
+                for url in [item] if isinstance(item, str) else (item or []):
+                    if isinstance(url, str):
+                        yield owner, (key if field_name in ("source", "field_source") else None), url
+            else:
+                yield from _json_sources(owner, key, item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _json_sources(owner, key, item)
+
 
 class Sources:
     def __init__(self, mirror: Path, sdists: Path) -> None:

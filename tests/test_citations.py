@@ -4,6 +4,7 @@ import importlib
 import json
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -217,3 +218,32 @@ def test_generated_pages_hold_no_internal_notes():
         for name, text in render_tree(kb, lang).files.items():
             hit = INTERNAL.search(text)
             assert hit is None, f"{lang}/{name}: {hit.group(0)!r}"
+
+
+def test_per_release_data_cites_pinned_public_urls():
+    """Every ``source``/``*_source``/``*_sources`` value of the extracted per-release data is a pinned URL."""
+    data = Path(base.__file__).parent / "data"
+    files = sorted((data / "vllm").glob("*.json")) + sorted((data / "ascend").glob("*.json")) + [data / "release_index.json"]
+    files = [f for f in files if f.exists()]
+    if not files:
+        pytest.skip("no per-release data in this tree")
+    count = 0
+
+    def walk(where, value):
+        nonlocal count
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "source" or key.endswith(("_source", "_sources", "sources")):
+                    for url in ([item] if isinstance(item, str) else item or []):
+                        if isinstance(url, str):
+                            count += 1
+                            assert_pinned(f"{where}.{key}", url)
+                else:
+                    walk(f"{where}.{key}", item)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(f"{where}[{i}]", item)
+
+    for path in files:
+        walk(path.name, json.loads(path.read_text()))
+    assert count > 1000
