@@ -92,6 +92,7 @@ RECORD_KIND = {
     "redundant": ("Redundant setting", "冗余设置"),
     "architecture": ("Architecture numbers", "架构参数"),
     "defect": ("Known defect", "已知缺陷"),
+    "behaviour": ("Release behaviour", "版本行为"),
 }
 
 STRINGS: dict[str, tuple[str, str]] = {

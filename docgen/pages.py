@@ -6,6 +6,8 @@ flavour; ``qlint.docgen.site`` puts them together.
 
 from __future__ import annotations
 
+from dataclasses import fields as dataclass_fields
+
 import re
 from typing import TYPE_CHECKING
 
@@ -236,7 +238,7 @@ def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited
     kinds = {"models": "model", "variants": "variant", "releases": "release", "flags": "flag",
              "sub_configs": "sub_config", "keys": "sub_config_key", "env_vars": "env", "faqs": "faq",
              "recipes": "recipe", "hardware": "hardware", "redundant": "redundant", "architectures": "architecture",
-             "defects": "defect"}
+             "defects": "defect", "behaviours": "behaviour"}
 
     def name_of(field: str, record, parent) -> str:
         if field == "hardware":
@@ -259,9 +261,10 @@ def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited
                 if isinstance(nested, list):
                     visit(child, nested, record)
 
-    for field, value in vars(kb).items():
-        if not field.startswith("_") and isinstance(value, list):
-            visit(field, value)
+    for item in dataclass_fields(kb):  # the data lists only, not cached lookups built from them
+        value = getattr(kb, item.name)
+        if not item.name.startswith("_") and isinstance(value, list):
+            visit(item.name, value)
     return out
 
 

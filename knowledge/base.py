@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import InvalidVersion, Version
 
 from qlint import __version__
+from qlint.knowledge.text import Text
 
 if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load())
     from qlint.knowledge.models import (
         Architecture,
+        Behaviour,
         EnvVar,
         FaqEntry,
         FlagSpec,
@@ -53,6 +55,7 @@ DATA_FILES = (
     ("log_signatures", "log_signatures.toml", "signature", "LogSignature"),
     ("weight_formats", "weight_formats.toml", "format", "WeightFormat"),
     ("defects", "defects.toml", "defect", "KnownDefect"),
+    ("behaviours", "behaviours.toml", "behaviour", "Behaviour"),
 )
 
 
@@ -81,6 +84,34 @@ def parse_version(tag: str) -> Version:
     if tag == MAIN:
         return Version("9999")
     return Version(tag.removeprefix("v"))
+
+
+_RELEASE_TEXT = re.compile(
+    r"^v?(?P<number>\d+\.\d+(?:\.\d+){0,2}(?:rc\d+|\.post\d+)*)"
+    r"(?P<suffix>(?:-(?:a2|a3|310p|openeuler|ubuntu[\w.]*|dev))*)$",
+    re.IGNORECASE,
+)
+
+
+def release_tag(text: str) -> str:
+    """A release as a user writes it -> its vllm-ascend tag.
+
+    ``v0.23.0`` and ``0.23.0`` -> ``v0.23.0``; image-style tags drop the hardware and OS
+    suffix: ``v0.23.0-a3`` -> ``v0.23.0``, ``v0.23.0rc1-310p-openeuler`` -> ``v0.23.0rc1``;
+    ``main`` stays ``main``. Raises InvalidVersion for anything else (``0.23.0-a3`` is not
+    read as the alpha pre-release packaging would make of it).
+    """
+    if not isinstance(text, str):
+        raise InvalidVersion(repr(text))
+    stripped = text.strip()
+    if stripped.lower() == MAIN:
+        return MAIN
+    match = _RELEASE_TEXT.match(stripped)
+    if match is None:
+        raise InvalidVersion(f"{text!r} is not a vllm-ascend release tag like v0.23.0")
+    number = match.group("number").lower()
+    Version(number)  # raises InvalidVersion for what packaging cannot read
+    return "v" + number
 
 
 def version_in(tag: str, since: str | None = None, until: str | None = None) -> bool:
@@ -199,6 +230,7 @@ class KnowledgeBase:
     architectures: list[Architecture] = field(default_factory=list)
     weight_formats: list[WeightFormat] = field(default_factory=list)
     defects: list[KnownDefect] = field(default_factory=list)
+    behaviours: list[Behaviour] = field(default_factory=list)
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -312,6 +344,78 @@ class KnowledgeBase:
     def known_release(self, tag: str) -> bool:
         return tag == MAIN or any(r.tag == tag for r in self.releases)
 
+    @cached_property
+    def release_index(self) -> dict[str, Release]:
+        return {r.tag: r for r in self.releases}
+
+    def release(self, tag: str) -> Release:
+        """The release record of a known tag (``main`` included). KeyError otherwise."""
+        return self.release_index[tag]
+
+    @cached_property
+    def tagged_releases(self) -> list[Release]:
+        """The releases with a tag (not ``main``), oldest first."""
+        return sorted((r for r in self.releases if r.tag != MAIN), key=lambda r: parse_version(r.tag))
+
+    def resolve_release(self, text: str) -> tuple[str, Text | None]:
+        """The known release to check ``text`` as, and a note when it is not a known one.
+
+        A known tag (image-style spellings included) is itself. A tag newer than the
+        newest known one is checked as that one, older than the oldest as the oldest, and
+        one in between as the nearest older known release; the note says which, in both
+        languages. Raises InvalidVersion when ``text`` is not a release tag at all.
+        """
+        tag = release_tag(text)
+        if tag in self.release_index:
+            return tag, None
+        version, known = parse_version(tag), self.tagged_releases
+        newest, oldest = known[-1].tag, known[0].tag
+        if version > parse_version(newest):
+            return newest, Text(
+                en=f"{text} is newer than the newest release qlint knows, {newest}; checking as {newest}",
+                zh=f"{text} 比 qlint 已知的最新版本 {newest} 更新；按 {newest} 检查",
+            )
+        if version < parse_version(oldest):
+            return oldest, Text(
+                en=f"{text} is older than the oldest release qlint knows, {oldest}; checking as {oldest}",
+                zh=f"{text} 比 qlint 已知的最旧版本 {oldest} 更旧；按 {oldest} 检查",
+            )
+        nearest = max((r for r in known if parse_version(r.tag) <= version), key=lambda r: parse_version(r.tag)).tag
+        return nearest, Text(
+            en=f"{text} is not a release qlint knows; checking as the nearest older known release, {nearest}",
+            zh=f"{text} 不是 qlint 已知的版本；按比它旧的最近一个已知版本 {nearest} 检查",
+        )
+
+    # -- release behaviour ------------------------------------------------
+    @cached_property
+    def behaviour_index(self) -> dict[str, Behaviour]:
+        return {b.name: b for b in self.behaviours}
+
+    def behaviour(self, name: str) -> Behaviour:
+        """The behaviour record called ``name``; KeyError (naming it) for an unknown name."""
+        try:
+            return self.behaviour_index[name]
+        except KeyError:
+            raise KeyError(f"no behaviour {name!r} in behaviours.toml") from None
+
+    def holds(self, name: str, tag: str) -> bool:
+        """True when behaviour ``name`` holds at the known release ``tag``.
+
+        vllm-ascend bounds (``since``/``until``) compare the tag, ``main`` above every
+        tag unless ``on_main`` says otherwise; vLLM bounds (``vllm_since``/``vllm_until``)
+        compare the vLLM version the release ships (releases.toml). ``until`` is the first
+        release without the behaviour.
+        """
+        record = self.behaviour(name)
+        release = self.release(tag)
+        if tag in record.except_at:
+            return False
+        if tag == MAIN and record.on_main is not None:
+            ascend = record.on_main
+        else:
+            ascend = _between(parse_version(tag), record.since, record.until)
+        return ascend and _between(parse_version(release.vllm), record.vllm_since, record.vllm_until)
+
     # -- flags -----------------------------------------------------------
     @cached_property
     def flag_index(self) -> dict[str, FlagSpec]:
@@ -344,6 +448,12 @@ class KnowledgeBase:
 
     def recipes_for(self, model_id: str, hardware_id: str) -> list[Recipe]:
         return [r for r in self.recipes if r.model == model_id and r.hardware == hardware_id]
+
+
+def _between(version: Version, since: str | None, until: str | None) -> bool:
+    if since is not None and version < parse_version(since):
+        return False
+    return until is None or version < parse_version(until)
 
 
 def _blake2b(data: bytes, digest_size: int):
@@ -379,8 +489,18 @@ def _assemble(fields: dict[str, list[Record]]) -> "KnowledgeBase":
     for release in base.releases:
         try:
             parse_version(release.tag)
+            parse_version(release.vllm)
         except InvalidVersion as error:
             raise KnowledgeError(f"releases.toml: bad tag {release.tag!r}") from error
+    for record in base.behaviours:
+        for bound in (record.since, record.until, record.verified, *record.except_at):
+            if bound is not None and bound not in base.release_index:
+                raise KnowledgeError(f"behaviours.toml: {record.name}: {bound!r} is not a release in releases.toml")
+    for entry in base.redundant:
+        if entry.behaviour not in base.behaviour_index:
+            raise KnowledgeError(f"redundant.toml: {entry.setting}: no behaviour {entry.behaviour!r} in behaviours.toml")
+    if len(base.behaviour_index) != len(base.behaviours):
+        raise KnowledgeError("behaviours.toml: two behaviours share a name")
     return base
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 _IMAGE = re.compile(
-    r"vllm-ascend:(?P<tag>v\d+\.\d+\.\d+(?:rc\d+)?|main)(?P<suffix>-a3|-310p)?(?:-openeuler|-ubuntu[\w.]*)?$"
+    r"vllm-ascend:(?P<tag>v\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?|main)(?P<suffix>-a3|-310p)?(?:-openeuler|-ubuntu[\w.]*)?$"
 )
 
 

@@ -169,12 +169,77 @@ class Model(Cited):
 
 
 class Release(Cited):
-    """A vllm-ascend release (tag) and the vLLM version it pairs with."""
+    """A vllm-ascend release (tag) and the vLLM version it pairs with.
+
+    ``vllm`` is the ``ARG VLLM_TAG=`` of the tag's Dockerfile (what the image ships).
+    ``commit`` is the 40-hex commit the tag (or, for ``main``, the pin) points at;
+    ``date`` the ISO date of that commit.
+    """
 
     tag: str
     date: str  # ISO date of the tag
     vllm: str
     stable: bool
+    commit: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
+
+
+_PINNED_URL = re.compile(
+    r"^https://github\.com/vllm-project/(vllm|vllm-ascend)/"
+    r"(blob/(v[0-9][\w.]*|[0-9a-f]{40})/\S+?(#L\d+(-L\d+)?)?|(issues|pull)/\d+|releases/tag/v[\w.]+)$"
+)
+
+
+class Behaviour(Strict):
+    """A release behaviour of vllm-ascend or vLLM that rules ask by name.
+
+    ``since`` / ``until`` are vllm-ascend release tags (``until`` is the first release
+    without the behaviour; None: open). ``vllm_since`` / ``vllm_until`` are vLLM versions,
+    compared with the vLLM a release ships (releases.toml), for behaviours that are vLLM's.
+    ``on_main`` overrides the range on ``main`` (e.g. a check main has but the last tags
+    were cut without); ``except_at`` lists releases inside the range without it (a revert). ``verified`` is the newest release tag, and ``verified_main`` the
+    main commit, at which a person checked the boundaries against the source; when
+    releases.toml gains a newer release, ``python -m qlint.knowledge.review_release``
+    lists the open behaviours to review. Every source is an https URL pinned to a tag or
+    a commit. Where the docs and the code disagree, ``disagreement`` says both and
+    ``follows`` which one the rules take.
+    """
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    what: Text
+    owner: Literal["vllm-ascend", "vllm"]
+    since: str | None = None
+    until: str | None = None
+    vllm_since: str | None = None
+    vllm_until: str | None = None
+    on_main: bool | None = None
+    except_at: list[str] = Field(default_factory=list)  # releases inside the range without it (a revert)
+    verified: str
+    verified_main: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
+    sources: list[str] = Field(min_length=1)
+    disagreement: Text | None = None
+    follows: Literal["code", "docs"] | None = None
+    note: Text | None = None
+
+    @field_validator("sources")
+    @classmethod
+    def _pinned_urls(cls, value: list[str]) -> list[str]:
+        for url in value:
+            if not _PINNED_URL.match(url):
+                raise ValueError(f"source {url!r} is not an https URL pinned to a tag or commit")
+        return value
+
+    @field_validator("vllm_since", "vllm_until")
+    @classmethod
+    def _vllm_version(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"\d+\.\d+\.\d+(\.\d+)?", value):
+            raise ValueError(f"vLLM version {value!r} must look like 0.21.0")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Behaviour":
+        if self.disagreement is not None and self.follows is None:
+            raise ValueError(f"{self.name}: a disagreement must say which source the rules follow")
+        return self
 
 
 class FlagSpec(Cited):
@@ -289,16 +354,15 @@ class RedundantSetting(Cited):
 
     ``kind``: ``flag`` (``setting`` is the canonical flag, ``negated`` True for
     its ``--no-`` form), ``additional-config`` (``setting`` is a dotted key and
-    ``value`` the JSON value) or ``env``. It holds from vllm-ascend ``since`` on
-    (and before ``until`` when set); ``hybrid_only`` limits it to hybrid models.
+    ``value`` the JSON value) or ``env``. It holds where the release ``behaviour``
+    (behaviours.toml) holds; ``hybrid_only`` limits it to hybrid models.
     """
 
     kind: Literal["flag", "additional-config", "env"]
     setting: str
     value: bool | int | str | None = None
     negated: bool = False
-    since: str
-    until: str | None = None
+    behaviour: str
     hybrid_only: bool = False
     note: Text
 

@@ -45,11 +45,11 @@ def fail(message: str) -> NoReturn:
 
 def check_version(version: str | None) -> None:
     """Reject a ``--vllm-ascend-version`` that is not a release tag (click usage error)."""
-    from qlint.knowledge.base import parse_version
+    from qlint.knowledge.base import release_tag
 
     if version is not None:
         try:
-            parse_version(version)
+            release_tag(version)
         except Exception:
             raise click.BadParameter(f"{version!r} is not a release tag like v0.23.0", param_hint="--vllm-ascend-version")
 

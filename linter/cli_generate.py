@@ -28,6 +28,10 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
     from qlint.linter.generate import GenerationError, generate
 
     check_version(version)
+    if version is not None:
+        version, note = load().resolve_release(version)
+        if note is not None:
+            click.echo(f"note: {note.en}", err=True)
     if pd is not None:
         write_pd_deployment(model_id, hardware.lower(), quantized, version, output_format, output)
         return

@@ -15,6 +15,9 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
     if assumed and not quiet and output_format in ("text", "github"):
         click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
                    "(latest stable)", err=True)
+    if not quiet:  # an unknown release: said once per run, whatever the format (stderr)
+        for note in dict.fromkeys(r.release_note.get(lang) for r in results if r.release_note):
+            click.echo(f"{'注意' if lang.startswith('zh') else 'note'}: {note}", err=True)
     if not quiet and output_format in ("text", "github"):
         from qlint.linter.notes import no_engine, no_hardware
 

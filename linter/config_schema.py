@@ -61,12 +61,12 @@ class QlintConfig(BaseModel):
     @field_validator("vllm_ascend")
     @classmethod
     def _release_tag(cls, value):
-        from qlint.knowledge.base import parse_version
+        from qlint.knowledge.base import release_tag
 
         if value is None:
             return value
         try:
-            parse_version(value)
+            release_tag(value)
         except Exception:
             raise ValueError(f"{value!r} is not a release tag like v0.23.0") from None
         return value

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
+from packaging.version import InvalidVersion
+
 from qlint.knowledge.base import KnowledgeBase, parse_version
 from qlint.knowledge.text import citation_url
 from typing import TYPE_CHECKING
@@ -29,9 +31,6 @@ if TYPE_CHECKING:
 SCENARIOS = ("high-throughput", "low-latency", "long-context")
 FIT_FRACTION = 0.6
 """Weights may take at most this share of one NPU's HBM, leaving room for KV cache and activations."""
-
-NPUGRAPH_EX_AUTO_OFF_310P = "v0.23.0"
-"""From this release vllm-ascend turns npugraph_ex off on 310P by itself (https://github.com/vllm-project/vllm-ascend/commit/c333f0131a7df26de681005d43ed21c45daf7b66)."""
 
 
 class GenerationError(Exception):
@@ -152,6 +151,14 @@ def generate(
     model = match.model
     hardware = kb.hardware_by_id(hardware_id)
     version = version or kb.latest_stable.tag
+    try:
+        known = kb.resolve_release(version)[0]
+    except InvalidVersion:
+        raise GenerationError(f"{version!r} is not a release tag like v0.23.0") from None
+    if not kb.holds("vllm_serve_options_known", known):
+        oldest = next(r.tag for r in kb.tagged_releases if kb.holds("vllm_serve_options_known", r.tag))
+        raise GenerationError(f"qlint writes scripts for vllm-ascend {oldest} and later; the vllm serve options of "
+                              f"{version} (vLLM {kb.release(known).vllm.lstrip('v')}) are not in its knowledge")
     first = model.first_vllm_ascend_310p if hardware.id == "310p" else model.first_vllm_ascend
     if hardware.id == "310p" and first is None:
         raise GenerationError(f"{model.id} is not supported on {hardware.names[0]} in any release qlint knows")
@@ -266,7 +273,7 @@ def generate(
         sources.append(PD_TUTORIAL)
     if role == "decode":
         args.append("--additional-config " + _quote({"recompute_scheduler_enable": True}))
-    if hardware.id == "310p" and parse_version(version) < parse_version(NPUGRAPH_EX_AUTO_OFF_310P):
+    if hardware.id == "310p" and not kb.holds("npugraph_ex_auto_off_on_310p", known):
         args.append("--additional-config " + _quote({"ascend_compilation_config": {"enable_npugraph_ex": False}}))
 
     image = f"quay.io/ascend/vllm-ascend:{version}{hardware.image_suffix}"

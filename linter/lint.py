@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion
 
-from qlint.knowledge.base import KnowledgeBase, load, parse_version
+from qlint.knowledge.base import KnowledgeBase, load, release_tag
 from qlint.knowledge.images import parse_image
 from qlint.linter.planner import build_plan
 from qlint.linter.documents import read_document
@@ -24,7 +24,9 @@ from qlint.linter.suppressions import (
     parse_suppressions,
     unused_findings,
 )
+from qlint.knowledge.text import Text
 from qlint.rules.base import SEVERITY_RANK, Finding, Fix
+from qlint.rules.facts import stated_release
 from qlint.rules.graph import Settings, default_graph
 from qlint.rules.plan import LaunchPlan, Span
 
@@ -43,6 +45,7 @@ class LintResult:
     source: SourceText | None = None
     plan: LaunchPlan | None = None
     assumed_version: str | None = None
+    release_note: Text | None = None  # the stated release is not one qlint knows (checked as the nearest)
     suppressed: list[Suppressed] = field(default_factory=list)
     raw: list[Finding] = field(default_factory=list)  # the rules' findings before the policy
     suppressions: list[Suppression] = field(default_factory=list)  # this file's '# qlint: disable' comments
@@ -140,6 +143,7 @@ def lint_bytes(
     if not settings.version:
         result.assumed_version = _assumed_version(plan, kb)
     result.hardware_unknown = bool(plan.serve_commands()) and not _hardware_stated(settings, plan)
+    result.release_note = _release_note(plan, settings, kb)
     return apply_policy(result, policy, extra)
 
 
@@ -290,7 +294,7 @@ def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> I
         version = directive.settings.get("vllm-ascend")
         if version is not None:
             try:
-                parse_version(version)
+                release_tag(version)
             except InvalidVersion:
                 column = text.find("vllm-ascend=", directive.span.column - 1) + len("vllm-ascend=") + 1
                 return InputError(f"'# qlint: vllm-ascend={version}' is not a release tag like v0.23.0 or main",
@@ -305,6 +309,17 @@ def _close_models(kb: KnowledgeBase, name: str) -> list[str]:
     ids = [model.id for model in kb.models]
     close = difflib.get_close_matches(name, ids, n=3, cutoff=0.5)
     return close or [model.id for model in kb.models if model.in_scope][:3]
+
+
+def _release_note(plan: LaunchPlan, settings: Settings, kb: KnowledgeBase) -> Text | None:
+    """What the linter says when the stated release is not one it knows (None when it is)."""
+    stated = stated_release(plan, settings)
+    if stated is None:
+        return None
+    try:
+        return kb.resolve_release(stated[0])[1]
+    except InvalidVersion:
+        return None
 
 
 def _assumed_version(plan: LaunchPlan, kb: KnowledgeBase) -> str | None:

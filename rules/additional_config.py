@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 
-from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -22,6 +21,8 @@ from qlint.rules.plan import Span
 STATIC_KERNEL = RuleMeta(
     id="QL522",
     name="static-kernel-needs-npugraph-ex",
+    behaviours=("static_kernel_requires_npugraph_ex", "npugraph_ex_auto_off_on_310p", "npugraph_ex_off_outside_full_graph"),
+    applies="static_kernel_requires_npugraph_ex",
     groups=("additional-config", "graph-capture"),
     severity="error",
     requires=("additional_config", "cudagraph_mode", "version"),
@@ -59,9 +60,9 @@ def static_kernel(scope: Scope):
     section = scope.get("additional_config").get("ascend_compilation_config")
     if not isinstance(section, dict) or section.get("enable_static_kernel") is not True:
         return
-    if not kit.since(scope, "v0.16.0rc1"):
+    if not kit.holds(scope, "static_kernel_requires_npugraph_ex"):
         return
-    if scope.known("hardware_if_known") and scope.get("hardware_if_known") == "310p" and kit.since(scope, "v0.23.0"):
+    if scope.known("hardware_if_known") and scope.get("hardware_if_known") == "310p" and kit.holds(scope, "npugraph_ex_auto_off_on_310p"):
         return  # both switched off with a warning on 310P (QL503's territory)
     span = kit.span_of(scope.serve, "--additional-config", "ascend_compilation_config.enable_static_kernel")
     if section.get("enable_npugraph_ex") is False:
@@ -78,7 +79,7 @@ def static_kernel(scope: Scope):
         )
         return
     mode = scope.get("cudagraph_mode")
-    if mode not in kit.FULL_ONLY_MODES and kit.since(scope, "v0.22.1rc1"):
+    if mode not in kit.FULL_ONLY_MODES and kit.holds(scope, "npugraph_ex_off_outside_full_graph"):
         yield Finding(
             STATIC_KERNEL,
             Text(en=f"ascend_compilation_config.enable_static_kernel=true with graph mode {mode}: npugraph_ex only runs "
@@ -95,6 +96,8 @@ def static_kernel(scope: Scope):
 DUMP_CONFIG = RuleMeta(
     id="QL523",
     name="dump-config-exclusive",
+    behaviours=("dump_config_exclusive",),
+    applies="dump_config_exclusive",
     groups=("additional-config",),
     severity="error",
     requires=("additional_config", "version"),
@@ -122,7 +125,7 @@ DUMP_CONFIG = RuleMeta(
 def dump_config(scope: Scope):
     """dump_config together with dump_config_path."""
     config = scope.get("additional_config")
-    if config.get("dump_config") is None or config.get("dump_config_path") is None or not kit.since(scope, "v0.20.2rc1"):
+    if config.get("dump_config") is None or config.get("dump_config_path") is None or not kit.holds(scope, "dump_config_exclusive"):
         return
     error = "'Only one of additional_config.dump_config_path or additional_config.dump_config can be set'"
     yield Finding(
@@ -140,6 +143,8 @@ def dump_config(scope: Scope):
 FUSED_MC2 = RuleMeta(
     id="QL524",
     name="fused-mc2-config",
+    behaviours=("fused_mc2_hierarchy_exclusive", "fused_mc2_key_read", "fused_mc2_only_0_or_1", "mc2_hierarchy_checks_main"),
+    applies="fused_mc2_hierarchy_exclusive",
     groups=("additional-config", "parallelism"),
     severity="error",
     requires=("additional_config", "version"),
@@ -187,7 +192,7 @@ FUSED_MC2 = RuleMeta(
 def _fused_mc2(scope: Scope) -> tuple[object, str, Span] | None:
     """(value, where, span) of the fused MC2 switch in effect, or None when unset."""
     config, serve = scope.get("additional_config"), scope.serve
-    if "enable_fused_mc2" in config and kit.since(scope, "v0.20.2rc1"):
+    if "enable_fused_mc2" in config and kit.holds(scope, "fused_mc2_key_read"):
         value = config["enable_fused_mc2"]
         return value, f"additional-config enable_fused_mc2={json.dumps(value)}", \
             kit.span_of(serve, "--additional-config", "enable_fused_mc2")
@@ -201,14 +206,14 @@ def _fused_mc2(scope: Scope) -> tuple[object, str, Span] | None:
 @check(FUSED_MC2)
 def fused_mc2(scope: Scope):
     """enable_fused_mc2 outside the release's values, or together with hierarchy communication."""
-    if not kit.since(scope, "v0.18.0"):
+    if not kit.holds(scope, "fused_mc2_hierarchy_exclusive"):
         return
     where = kit.at_version(scope)
     found = _fused_mc2(scope)
     if found is not None:
         value, switch, span = found
         number = int(value) if isinstance(value, (bool, int)) else None
-        allowed = (0, 1) if kit.since(scope, "v0.24.0rc1") else (0, 1, 2)
+        allowed = (0, 1) if kit.holds(scope, "fused_mc2_only_0_or_1") else (0, 1, 2)
         if number is None and isinstance(value, str):
             yield Finding(FUSED_MC2, Text(en=f"{switch} is not an integer: {where.en} stops with ValueError when reading it",
                                           zh=f"{switch} 不是整数：{where.zh} 读取时会以 ValueError 退出"),
@@ -244,7 +249,7 @@ def fused_mc2(scope: Scope):
             Fix(Text(en="set the fused MC2 switch to 0, or drop enable_mc2_hierarchy_comm",
                      zh="把融合 MC2 开关设为 0，或删除 enable_mc2_hierarchy_comm")),
         )
-    if scope.get("version") != MAIN:
+    if not kit.holds(scope, "mc2_hierarchy_checks_main"):
         return
     drop_hier = Text(en="drop enable_mc2_hierarchy_comm", zh="删除 enable_mc2_hierarchy_comm")
     hardware = scope.known("hardware_if_known")
@@ -266,6 +271,8 @@ def fused_mc2(scope: Scope):
 REDUCE_SAMPLE = RuleMeta(
     id="QL529",
     name="reduce-sample-conflicts",
+    behaviours=("reduce_sample_checks",),
+    applies="reduce_sample_checks",
     groups=("additional-config",),
     severity="error",
     requires=("additional_config", "kv_role", "version"),
@@ -293,8 +300,7 @@ REDUCE_SAMPLE = RuleMeta(
 
 
 def _reduce_sample_checked(scope: Scope) -> bool:
-    tag = scope.get("version")
-    return tag == MAIN or (kit.since(scope, "v0.23.0") and not kit.since(scope, "v0.24.0rc1"))
+    return kit.holds(scope, "reduce_sample_checks")
 
 
 @check(REDUCE_SAMPLE)
@@ -327,6 +333,8 @@ def reduce_sample(scope: Scope):
 KV_NZ = RuleMeta(
     id="QL530",
     name="kv-nz-constraints",
+    behaviours=("kv_nz_constraints",),
+    applies="kv_nz_constraints",
     groups=("additional-config", "pd"),
     severity="error",
     requires=("additional_config", "kv_role", "version"),
@@ -356,7 +364,7 @@ KV_NZ = RuleMeta(
 @check(KV_NZ)
 def kv_nz(scope: Scope):
     """enable_kv_nz on a non-MLA model or off a kv_consumer."""
-    if scope.get("additional_config").get("enable_kv_nz") is not True or not kit.since(scope, "v0.18.0"):
+    if scope.get("additional_config").get("enable_kv_nz") is not True or not kit.holds(scope, "kv_nz_constraints"):
         return
     span = kit.span_of(scope.serve, "--additional-config", "enable_kv_nz")
     where = kit.at_version(scope)

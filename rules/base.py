@@ -72,6 +72,8 @@ class RuleMeta:
     fix: Literal["safe", "unsafe", "none"] = "none"
     examples: tuple[Example, ...] = ()
     groups: tuple[str, ...] = ()
+    behaviours: tuple[str, ...] = ()  # release behaviours (behaviours.toml) the rule asks
+    applies: str | None = None  # the behaviour whose releases are the releases the rule applies to
 
     def __post_init__(self) -> None:
         if not _RULE_ID.match(self.id):
@@ -93,6 +95,9 @@ class RuleMeta:
         object.__setattr__(self, "requires", tuple(self.requires))
         object.__setattr__(self, "optional", tuple(self.optional))
         object.__setattr__(self, "examples", tuple(self.examples))
+        object.__setattr__(self, "behaviours", tuple(self.behaviours))
+        if self.applies is not None and self.applies not in self.behaviours:
+            raise ValueError(f"{self.id}: applies={self.applies!r} must be one of its behaviours")
 
 
 @dataclass(slots=True)

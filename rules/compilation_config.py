@@ -10,7 +10,6 @@ L974-979, L1040-1064``.
 
 from __future__ import annotations
 
-from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -24,6 +23,7 @@ NO_COMPILE = (0, "0", "NONE")
 COMPILE_MODE = RuleMeta(
     id="QL537",
     name="compilation-mode-disables-graphs",
+    behaviours=("compile_mode_keeps_full_graphs",),
     groups=("graph-capture",),
     severity="warning",
     requires=("compilation", "enforce_eager", "version"),
@@ -64,7 +64,7 @@ def compile_mode(scope: Scope):
     span = kit.span_of(scope.serve, "--compilation-config", "mode")
     where = kit.at_version(scope)
     if mode in COMPILE_MODES:
-        if scope.get("version") == MAIN:
+        if kit.holds(scope, "compile_mode_keeps_full_graphs"):
             kept = graphs not in PIECEWISE_MODES
             effect = Text(en="resets the mode to NONE; " + (f"{graphs} graphs stay" if kept else "PIECEWISE graphs are dropped"),
                           zh="把模式重置为 NONE；" + (f"{graphs} 图保留" if kept else "PIECEWISE 图被丢弃"))
@@ -91,6 +91,8 @@ def compile_mode(scope: Scope):
 CAPTURE_MAX = RuleMeta(
     id="QL538",
     name="capture-max-mismatch",
+    behaviours=("vllm_capture_sizes_checked",),
+    applies="vllm_capture_sizes_checked",
     groups=("graph-capture",),
     severity="error",
     requires=("compilation", "capture_sizes", "cudagraph_mode", "batched_tokens", "version"),
@@ -126,7 +128,7 @@ def capture_max(scope: Scope):
     budget = scope.get("batched_tokens")
     kept = [size for size in sizes if size <= budget]
     largest = max(kept) if kept else 0
-    if limit == largest or not kit.since(scope, "v0.17.0rc1"):
+    if limit == largest or not kit.holds(scope, "vllm_capture_sizes_checked"):
         return
     span = kit.span_of(scope.serve, "--compilation-config", "max_cudagraph_capture_size")
     trimmed = len(kept) < len(sizes)
@@ -151,6 +153,8 @@ def capture_max(scope: Scope):
 CAPTURE_BUDGET = RuleMeta(
     id="QL539",
     name="capture-sizes-above-batched-tokens",
+    behaviours=("vllm_capture_sizes_checked",),
+    applies="vllm_capture_sizes_checked",
     groups=("graph-capture", "scheduling"),
     severity="warning",
     requires=("capture_sizes", "cudagraph_mode", "batched_tokens", "mtp_tokens", "version"),
@@ -189,7 +193,7 @@ def capture_budget(scope: Scope):
         return
     budget = scope.get("batched_tokens")
     too_big = sorted({size for size in sizes if size > budget})
-    if not too_big or not kit.since(scope, "v0.17.0rc1"):
+    if not too_big or not kit.holds(scope, "vllm_capture_sizes_checked"):
         return
     kept = [size for size in sizes if size <= budget]
     span = kit.span_of(scope.serve, "--compilation-config", "cudagraph_capture_sizes")
@@ -212,6 +216,8 @@ def capture_budget(scope: Scope):
 TP_ALIGNED = RuleMeta(
     id="QL540",
     name="tp-aligned-capture-sizes",
+    behaviours=("shared_expert_dp_tp_aligned_capture", "dsa_cp_tp_aligned_capture"),
+    applies="shared_expert_dp_tp_aligned_capture",
     groups=("graph-capture", "parallelism"),
     severity="error",
     requires=("additional_config", "tp", "expert_parallel", "capture_sizes", "cudagraph_mode", "version"),
@@ -247,11 +253,12 @@ TP_ALIGNED = RuleMeta(
 def tp_aligned(scope: Scope):
     """enable_shared_expert_dp (EP, TP>1) or enable_dsa_cp (main) with capture sizes not multiples of TP."""
     config, tp, sizes = scope.get("additional_config"), scope.get("tp"), scope.get("capture_sizes")
-    if tp <= 1 or not sizes or scope.get("cudagraph_mode") == "NONE" or not kit.since(scope, "v0.23.0rc1"):
+    if tp <= 1 or not sizes or scope.get("cudagraph_mode") == "NONE":
         return
-    if config.get("enable_shared_expert_dp") is True and scope.get("expert_parallel"):
+    if config.get("enable_shared_expert_dp") is True and scope.get("expert_parallel") \
+            and kit.holds(scope, "shared_expert_dp_tp_aligned_capture"):
         switch = "enable_shared_expert_dp"
-    elif config.get("enable_dsa_cp") is True and scope.get("version") == MAIN:
+    elif config.get("enable_dsa_cp") is True and kit.holds(scope, "dsa_cp_tp_aligned_capture"):
         switch = "enable_dsa_cp"
     else:
         return

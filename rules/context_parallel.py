@@ -9,7 +9,6 @@ L349-358``, ``vllm-ascend@main:vllm_ascend/platform.py L1381-1419``,
 
 from __future__ import annotations
 
-from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -18,6 +17,7 @@ from qlint.rules.graph import Scope, check
 PCP = RuleMeta(
     id="QL547",
     name="context-parallel-unsupported",
+    behaviours=("pcp_rejects_dp", "pcp_needs_v2_model_runner", "dcp_rejects_dynamic_spec"),
     groups=("parallelism",),
     severity="error",
     requires=("dp", "speculative", "version"),
@@ -57,7 +57,7 @@ def pcp(scope: Scope):
     dcp = kit.integer(serve, "--decode-context-parallel-size").value
     spec = scope.get("speculative") or {}
     if dcp is not None and dcp > 1 and spec.get("num_speculative_tokens_per_batch_size") \
-            and scope.get("version") == MAIN:
+            and kit.holds(scope, "dcp_rejects_dynamic_spec"):
         yield Finding(PCP,
                       Text(en=f"--decode-context-parallel-size {dcp} with dynamic speculative decoding "
                            "(num_speculative_tokens_per_batch_size): main stops with ValueError",
@@ -67,11 +67,11 @@ def pcp(scope: Scope):
                       Fix(Text(en="use --decode-context-parallel-size 1, or drop num_speculative_tokens_per_batch_size",
                                zh="使用 --decode-context-parallel-size 1，或删除 num_speculative_tokens_per_batch_size")))
     size = kit.integer(serve, "--prefill-context-parallel-size").value
-    if size is None or size <= 1 or not kit.since(scope, "v0.22.1rc1"):
+    if size is None or size <= 1:
         return
     span, dp = kit.span_of(serve, "--prefill-context-parallel-size"), scope.get("dp")
     where = kit.at_version(scope)
-    if not kit.since(scope, "v0.25.1rc1"):
+    if kit.holds(scope, "pcp_rejects_dp"):
         if dp > 1:
             yield Finding(PCP,
                           Text(en=f"--prefill-context-parallel-size {size} with --data-parallel-size {dp}: {where.en} stops "
@@ -81,6 +81,8 @@ def pcp(scope: Scope):
                           span,
                           Fix(Text(en="use --data-parallel-size 1 with PCP, or drop PCP",
                                    zh="使用 PCP 时设 --data-parallel-size 1，或不用 PCP")))
+        return
+    if not kit.holds(scope, "pcp_needs_v2_model_runner"):
         return
     runner = kit.env(serve, "VLLM_USE_V2_MODEL_RUNNER").value
     if runner is not None and runner.lower() in ("1", "true"):

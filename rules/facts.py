@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from packaging.version import InvalidVersion
+
 from qlint.knowledge.base import ModelMatch
 from qlint.knowledge.images import parse_image
 from qlint.rules import kit
@@ -92,18 +94,40 @@ def hardware(scope: Scope):
     raise Unknown("hardware")
 
 
+def stated_release(plan, settings) -> tuple[str, str, object] | None:
+    """The release the user states: (text, origin, span) from --vllm-ascend-version (or the
+    configuration), a ``# qlint: vllm-ascend=`` directive, else the last vllm-ascend image tag;
+    None when nothing states one."""
+    if settings.version:
+        return settings.version, "--vllm-ascend-version option", None
+    for directive in plan.directives:
+        if "vllm-ascend" in directive.settings:
+            return directive.settings["vllm-ascend"], "qlint directive", directive.span
+    for value in reversed(plan.image_tags):
+        parsed = parse_image(value.text or "")
+        if parsed is not None:
+            return parsed[0], "image tag", value.span
+    return None
+
+
 @fact("version", requires=("image_tag",), scope="script")
 def version(scope: Scope):
-    """vllm-ascend release: --vllm-ascend-version, directive, image tag, else latest stable."""
-    if scope.settings.version:
-        return Known(scope.settings.version, "--vllm-ascend-version option")
-    for directive in scope.plan.directives:
-        if "vllm-ascend" in directive.settings:
-            return Known(directive.settings["vllm-ascend"], "qlint directive", directive.span)
-    image = scope.get("image_tag")
-    if image is not None:
-        return Known(image[0], "image tag")
-    return Known(scope.kb.latest_stable.tag, "assumed: latest stable release")
+    """vllm-ascend release: --vllm-ascend-version, directive, image tag, else latest stable.
+
+    Always a release qlint knows: one it does not know is checked as the nearest known one
+    (``KnowledgeBase.resolve_release``; the linter says so once per run).
+    """
+    stated = stated_release(scope.plan, scope.settings)
+    if stated is None:
+        return Known(scope.kb.latest_stable.tag, "assumed: latest stable release")
+    text, origin, span = stated
+    try:
+        tag, note = scope.kb.resolve_release(text)
+    except InvalidVersion:
+        raise Unknown("version") from None
+    if note is not None:
+        origin = f"{origin} {text}, checked as {tag}"
+    return Known(tag, origin, span)
 
 
 @fact("served_names", scope="script")
@@ -391,11 +415,11 @@ def prefix_caching(scope: Scope):
 def flashcomm1(scope: Scope):
     """True when FlashComm1 is switched on (additional-config wins over the env var;
     both ignored on main). Sources: ``ascend_config.py`` / ``envs.py`` at each release."""
-    if kit.is_main(scope):
-        return Known(False, "FlashComm1 removed on main")
+    if kit.holds(scope, "flashcomm1_removed"):
+        return Known(False, "FlashComm1 removed at this release")
     config = scope.get("additional_config")
     # the additional-config key is read from v0.20.2rc1 on (vllm-ascend v0.20.2rc1 ascend_config.py L83-87)
-    if "enable_flashcomm1" in config and kit.since(scope, "v0.20.2rc1"):
+    if "enable_flashcomm1" in config and kit.holds(scope, "flashcomm1_key_read"):
         return Known(bool(config["enable_flashcomm1"]), "additional-config enable_flashcomm1")
     text, span = kit.env(_serve(scope), "VLLM_ASCEND_ENABLE_FLASHCOMM1")
     if text is None:

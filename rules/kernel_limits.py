@@ -18,6 +18,8 @@ from qlint.rules.graph import Scope, check
 MEGA_MOE = RuleMeta(
     id="QL548",
     name="mega-moe-max-tokens",
+    behaviours=("mega_moe_max_tokens_positive",),
+    applies="mega_moe_max_tokens_positive",
     groups=("additional-config",),
     severity="error",
     requires=("additional_config", "version"),
@@ -47,7 +49,7 @@ MEGA_MOE = RuleMeta(
 def mega_moe(scope: Scope):
     """mega_moe_max_tokens <= 0 (non-integers are QL106's)."""
     value = scope.get("additional_config").get("mega_moe_max_tokens")
-    if not isinstance(value, int) or isinstance(value, bool) or value > 0 or not kit.since(scope, "v0.23.0rc1"):
+    if not isinstance(value, int) or isinstance(value, bool) or value > 0 or not kit.holds(scope, "mega_moe_max_tokens_positive"):
         return
     error = "'mega_moe_max_tokens must be a positive integer'"
     yield Finding(MEGA_MOE,
@@ -61,6 +63,8 @@ def mega_moe(scope: Scope):
 MLA_310P = RuleMeta(
     id="QL549",
     name="310p-mla-model",
+    behaviours=("mla_rejected_on_310p",),
+    applies="mla_rejected_on_310p",
     groups=("310p",),
     severity="error",
     requires=("hardware", "mla_attention", "version"),
@@ -89,7 +93,7 @@ MLA_310P = RuleMeta(
 @check(MLA_310P)
 def mla_310p(scope: Scope):
     """An MLA model served on 310P."""
-    if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not kit.since(scope, "v0.15.0rc1"):
+    if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not kit.holds(scope, "mla_rejected_on_310p"):
         return
     serve = scope.serve
     error = "'MLAAttention is not supported for 310P'"

@@ -17,11 +17,6 @@ CONSUMERS = ("kv_consumer", "kv_both")
 BLOCK_OF_ROLE = {"prefill": PRODUCERS, "decode": CONSUMERS}
 # connectors whose _get_prefill_decode_size asserts tp_size/dp_size in both blocks
 ASSERTING = ("MooncakeConnectorV1", "MooncakeHybridConnector")
-LAYERWISE_ASSERT_UNTIL = "v0.15.0rc1"  # the layerwise connector dropped the assert here
-CHECK_SINCE = "v0.17.0rc1"  # check_kv_extra_config (startup ValueError) exists from here
-MIXED_ERROR_SINCE = "v0.18.0"  # recompute scheduler refused without PD roles
-P_IGNORED_SINCE = "v0.23.0rc1"  # recompute scheduler ignored (warning) on kv_producer
-NESTED_SCHEDULER_SINCE = "v0.25.1rc1"  # additional_config.scheduler_config.* read from here
 
 D_EXAMPLE = (
     "vllm serve /models/Qwen3-32B --tensor-parallel-size 4 --kv-transfer-config "
@@ -60,6 +55,7 @@ def _block(config: dict, name: str):
 SIZE_MISMATCH = RuleMeta(
     id="QL601",
     name="kv-parallel-size-mismatch",
+    behaviours=("kv_extra_config_size_check",),
     groups=("pd", "kv-transfer", "parallelism"),
     severity="error",
     requires=("kv_transfer", "kv_role", "kv_engine_sizes", "version"),
@@ -97,7 +93,7 @@ def size_mismatch(scope: Scope):
     if config is None:
         return
     sizes = scope.get("kv_engine_sizes")
-    checked = kit.since(scope, CHECK_SINCE)
+    checked = kit.holds(scope, "kv_extra_config_size_check")
     for block_name, roles in BLOCK_OF_ROLE.items():
         block = _block(config, block_name)
         if role not in roles or block is None:
@@ -182,6 +178,7 @@ def role_missing(scope: Scope):
 SIZES_MISSING = RuleMeta(
     id="QL604",
     name="kv-extra-config-sizes-missing",
+    behaviours=("layerwise_connector_asserts_sizes",),
     groups=("pd", "kv-transfer"),
     severity="error",
     requires=("kv_transfer", "version"),
@@ -225,7 +222,7 @@ def _asserts_sizes(scope: Scope, config: dict) -> bool:
     if connector == "MooncakeConnector" and module.rsplit(".", 1)[-1] in ("mooncake_connector",
                                                                            "mooncake_hybrid_connector"):
         return True
-    return connector == "MooncakeLayerwiseConnector" and kit.before(scope, LAYERWISE_ASSERT_UNTIL)
+    return connector == "MooncakeLayerwiseConnector" and kit.holds(scope, "layerwise_connector_asserts_sizes")
 
 
 @check(SIZES_MISSING)
@@ -329,6 +326,7 @@ def tp_ratio(scope: Scope):
 RECOMPUTE = RuleMeta(
     id="QL603",
     name="recompute-scheduler-placement",
+    behaviours=("recompute_scheduler_ignored_on_prefill", "recompute_scheduler_rejects_mixed", "scheduler_config_nested"),
     groups=("pd", "scheduling"),
     severity="error",
     requires=("additional_config", "kv_transfer", "kv_role", "version"),
@@ -379,7 +377,7 @@ RECOMPUTE = RuleMeta(
 def _recompute_key(scope: Scope, config: dict) -> str | None:
     """The dotted additional-config key that decides recompute_scheduler_enable, if it is on."""
     nested = config.get("scheduler_config")
-    if kit.since(scope, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) \
+    if kit.holds(scope, "scheduler_config_nested") and isinstance(nested, dict) \
             and "recompute_scheduler_enable" in nested:
         return "scheduler_config.recompute_scheduler_enable" if nested["recompute_scheduler_enable"] is True else None
     return "recompute_scheduler_enable" if config.get("recompute_scheduler_enable") is True else None
@@ -394,15 +392,16 @@ def recompute_placement(scope: Scope):
     span = kit.span_of(scope.serve, "--additional-config", key)
     config, role = scope.get("kv_transfer"), scope.get("kv_role")
     if role == "kv_producer":
-        if not kit.since(scope, P_IGNORED_SINCE):
+        ignored_since = kit.first_release(scope.kb, "recompute_scheduler_ignored_on_prefill")
+        if not kit.holds(scope, "recompute_scheduler_ignored_on_prefill"):
             return
         yield Finding(
             RECOMPUTE,
             Text(
                 en=f"{key}=true on a prefill instance (kv_role kv_producer) is ignored with a warning from "
-                f"{P_IGNORED_SINCE} on (this script: {version}); the recompute scheduler only runs on decode "
+                f"{ignored_since} on (this script: {version}); the recompute scheduler only runs on decode "
                 "instances",
-                zh=f"自 {P_IGNORED_SINCE} 起，预填充实例（kv_role kv_producer）上的 {key}=true 会被忽略并打印警告"
+                zh=f"自 {ignored_since} 起，预填充实例（kv_role kv_producer）上的 {key}=true 会被忽略并打印警告"
                 f"（本脚本：{version}）；重计算调度器只在解码实例上运行",
             ),
             span,
@@ -411,8 +410,8 @@ def recompute_placement(scope: Scope):
                 kit.drop_key(scope.serve, "--additional-config", key)),
             severity="warning",
         )
-    elif role not in ("kv_consumer", "kv_producer") and kit.since(scope, MIXED_ERROR_SINCE):
-        p_ignored = kit.since(scope, P_IGNORED_SINCE)
+    elif role not in ("kv_consumer", "kv_producer") and kit.holds(scope, "recompute_scheduler_rejects_mixed"):
+        p_ignored = kit.holds(scope, "recompute_scheduler_ignored_on_prefill")
         where = "without --kv-transfer-config" if config is None else f"with kv_role {role}"
         where_zh = "未设置 --kv-transfer-config 时" if config is None else f"kv_role 为 {role} 时"
         quoted = (f"\"recompute_scheduler_enable can only be "

@@ -21,6 +21,8 @@ from qlint.rules.graph import Scope, check
 LOAD_FAILURE = RuleMeta(
     id="QL531",
     name="kv-load-failure-recompute-hybrid",
+    behaviours=("kv_load_failure_policy_checked",),
+    applies="kv_load_failure_policy_checked",
     groups=("kv-transfer", "pd"),
     severity="error",
     requires=("kv_transfer", "hybrid", "version"),
@@ -57,7 +59,7 @@ def load_failure(scope: Scope):
     config = scope.get("kv_transfer")
     if not config or config.get("kv_load_failure_policy") != "recompute" or not scope.get("hybrid"):
         return
-    if not kit.since(scope, "v0.21.0rc1"):
+    if not kit.holds(scope, "kv_load_failure_policy_checked"):
         return
     span = kit.span_of(scope.serve, "--kv-transfer-config", "kv_load_failure_policy")
     error = "'Hybrid models do not support recompute mode kv load failure policy now'"
@@ -77,6 +79,8 @@ def load_failure(scope: Scope):
 KV_OVERWRITTEN = RuleMeta(
     id="QL532",
     name="kv-transfer-fields-overwritten",
+    behaviours=("kv_engine_id_made_unique", "kv_buffer_settings_reset"),
+    applies="kv_engine_id_made_unique",
     groups=("kv-transfer", "pd"),
     severity="info",
     requires=("kv_transfer", "version"),
@@ -109,10 +113,10 @@ KV_OVERWRITTEN = RuleMeta(
 def kv_overwritten(scope: Scope):
     """engine_id, kv_buffer_size != 1e9, enable_permute_local_kv=true in --kv-transfer-config."""
     config = scope.get("kv_transfer")
-    if not config or not kit.since(scope, "v0.13.0"):
+    if not config:
         return
     serve, where, where_zh = scope.serve, kit.at_version(scope).en, kit.at_version(scope).zh
-    if config.get("engine_id") is not None:
+    if config.get("engine_id") is not None and kit.holds(scope, "kv_engine_id_made_unique"):
         engine = json.dumps(config["engine_id"])
         yield Finding(
             KV_OVERWRITTEN,
@@ -122,7 +126,7 @@ def kv_overwritten(scope: Scope):
             kit.span_of(serve, "--kv-transfer-config", "engine_id"),
             Fix(Text(en="drop engine_id from --kv-transfer-config", zh="从 --kv-transfer-config 中删除 engine_id")),
         )
-    if not kit.since(scope, "v0.21.0rc1"):
+    if not kit.holds(scope, "kv_buffer_settings_reset"):
         return
     size = config.get("kv_buffer_size")
     if isinstance(size, (int, float)) and not isinstance(size, bool) and size != 1e9:
@@ -154,6 +158,8 @@ ASCEND_CONNECTORS = (
 UNKNOWN_CONNECTOR = RuleMeta(
     id="QL533",
     name="kv-connector-unknown",
+    behaviours=("ascend_kv_connectors_registered",),
+    applies="ascend_kv_connectors_registered",
     groups=("kv-transfer", "pd"),
     severity="error",
     requires=("kv_transfer", "version"),
@@ -188,7 +194,7 @@ UNKNOWN_CONNECTOR = RuleMeta(
 def unknown_connector(scope: Scope):
     """A kv_connector name outside the vLLM and vllm-ascend registries (no module path)."""
     config = scope.get("kv_transfer")
-    if not config or config.get("kv_connector_module_path") or not kit.since(scope, "v0.17.0rc1"):
+    if not config or config.get("kv_connector_module_path") or not kit.holds(scope, "ascend_kv_connectors_registered"):
         return
     name = config.get("kv_connector")
     known = VLLM_CONNECTORS + ASCEND_CONNECTORS

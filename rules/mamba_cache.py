@@ -16,6 +16,8 @@ from qlint.rules.graph import Scope, check
 MAMBA_MODE = RuleMeta(
     id="QL546",
     name="mamba-cache-mode-adjusted",
+    behaviours=("vllm_mamba_cache_mode", "vllm_hybrid_prefix_caching_default_off"),
+    applies="vllm_mamba_cache_mode",
     groups=("prefix-cache", "memory"),
     severity="error",
     requires=("model", "prefix_caching", "chunked_prefill_flag", "mamba_cache_mode", "version", "speculative"),
@@ -59,10 +61,10 @@ MAMBA_MODE = RuleMeta(
 def mamba_mode(scope: Scope):
     """align without chunked prefill; a mode without prefix caching; 'all' falling back to 'align'."""
     model = scope.get("model").model
-    if not model.hybrid or not model.family.startswith("Qwen") or not kit.since(scope, "v0.17.0rc1"):
+    if not model.hybrid or not model.family.startswith("Qwen") or not kit.holds(scope, "vllm_mamba_cache_mode"):
         return
     prefix, mode, serve = scope.get("prefix_caching"), scope.get("mamba_cache_mode"), scope.serve
-    if prefix is None and kit.since(scope, "v0.23.0rc1"):
+    if prefix is None and kit.holds(scope, "vllm_hybrid_prefix_caching_default_off"):
         prefix = False
     where = kit.at_version(scope)
     if prefix is True and not scope.get("chunked_prefill_flag"):

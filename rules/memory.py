@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -20,9 +19,8 @@ from qlint.rules.graph import Known, Scope, Unknown, check, fact
 from qlint.rules.local_model import Arch, LocalModel
 
 GB = 1e9
-GMU_DEFAULT = 0.92  # vllm@v0.23.0:vllm/config/cache.py L67
+GMU_DEFAULT = 0.92  # behaviour vllm_gpu_memory_utilization_092 (vllm/config/cache.py)
 GMU_DOCUMENTED = 0.9  # vllm-ascend@v0.23.0:docs/source/faqs.md L148, seeds
-GMU_092_SINCE = "0.23.0"  # vLLM release whose code default the facts doc checked
 LARGEST_HBM = {"310p": 48}  # 96 GB Atlas 300I Duo: 48 GB per chip (hardware.toml disagreement, vllm-ascend#1141)
 HEADROOM = 0.10  # warn when less than this share of usable HBM is left after weights
 LONG_CONTEXT = 131072
@@ -144,16 +142,15 @@ def weights_gb(scope: Scope):
 
 @fact("gpu_memory_utilization", requires=("version",))
 def gpu_memory_utilization(scope: Scope):
-    """--gpu-memory-utilization, else vLLM's default for the release (0.92 from vLLM 0.23.0, else 0.9)."""
+    """--gpu-memory-utilization, else vLLM's default for the release (0.92 where behaviour
+    vllm_gpu_memory_utilization_092 holds, else 0.9)."""
     option = scope.serve.opt("--gpu-memory-utilization")
     if option is not None and option.value is not None:
         value = option.value.as_float()
         if value is None or not 0 < value <= 1:
             raise Unknown("gpu_memory_utilization")
         return Known(value, f"{option.spelled} {option.value.text}", option.value.span)
-    tag = scope.get("version")
-    release = next((r for r in scope.kb.releases if r.tag == tag), None)
-    if tag == "main" or (release and parse_version(release.vllm) >= parse_version(GMU_092_SINCE)):
+    if kit.holds(scope, "vllm_gpu_memory_utilization_092"):
         return Known(GMU_DEFAULT, "vLLM default 0.92 (vllm/config/cache.py)")
     return Known(GMU_DOCUMENTED, "documented default 0.9")
 
@@ -270,15 +267,16 @@ _MEMORY_SOURCES = (
     "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L181-L378 (usable KV = gpu-memory-utilization x HBM - profiled peak)",
 )
 _GMU_WHY_EN = (" Usable memory is HBM x --gpu-memory-utilization; without the flag qlint takes vLLM's code "
-               "default 0.92 for releases paired with vLLM 0.23.0 or later (the docs and tutorials say 0.9, which "
+               "default 0.92 for releases paired with vLLM 0.20.2 or later (the docs and tutorials say 0.9, which "
                "qlint keeps for older releases). Sizes are in GB = 10^9 bytes, as HBM is marketed.")
-_GMU_WHY_ZH = ("可用显存 = HBM x --gpu-memory-utilization；未设置时，对配套 vLLM 0.23.0 及以后的版本 qlint 采用代码默认值 "
+_GMU_WHY_ZH = ("可用显存 = HBM x --gpu-memory-utilization；未设置时，对配套 vLLM 0.20.2 及以后的版本 qlint 采用代码默认值 "
                "0.92（文档与教程写的是 0.9，qlint 对更早的版本沿用 0.9）。容量单位为 GB = 10^9 字节，与 HBM 标称一致。")
 
 WEIGHTS_FIT = RuleMeta(
     id="QL310",
     name="weights-exceed-hbm",
     groups=("memory",),
+    behaviours=("vllm_gpu_memory_utilization_092",),
     severity="error",
     requires=("weights_per_npu", "usable_hbm", "model_label", "weights_gb"),
     faq="oom",
@@ -310,6 +308,7 @@ HEADROOM_RULE = RuleMeta(
     id="QL311",
     name="little-hbm-headroom",
     groups=("memory",),
+    behaviours=("vllm_gpu_memory_utilization_092",),
     severity="warning",
     requires=("weights_per_npu", "usable_hbm", "model_label"),
     optional=("kv_need",),
@@ -336,6 +335,7 @@ KV_FIT = RuleMeta(
     id="QL312",
     name="kv-cannot-hold-one-sequence",
     groups=("memory",),
+    behaviours=("vllm_gpu_memory_utilization_092",),
     severity="warning",
     requires=("weights_per_npu", "usable_hbm", "kv_need", "model_label", "max_num_seqs"),
     faq="oom",
@@ -373,6 +373,7 @@ MAMBA_BLOCKS = RuleMeta(
     id="QL313",
     name="hybrid-long-context-default-max-num-seqs",
     groups=("memory", "scheduling"),
+    behaviours=("vllm_gpu_memory_utilization_092",),
     severity="warning",
     requires=("hybrid", "max_model_len", "cudagraph_mode", "model_label", "tp", "pp"),
     optional=("architecture", "weights_per_npu", "usable_hbm"),

@@ -16,6 +16,8 @@ from qlint.rules.graph import Scope, check
 LAUNCH_BLOCKING = RuleMeta(
     id="QL520",
     name="launch-blocking-with-graphs",
+    behaviours=("launch_blocking_rejects_graph",),
+    applies="launch_blocking_rejects_graph",
     groups=("env", "graph-capture"),
     severity="error",
     requires=("cudagraph_mode", "version"),
@@ -44,7 +46,7 @@ LAUNCH_BLOCKING = RuleMeta(
 @check(LAUNCH_BLOCKING)
 def launch_blocking(scope: Scope):
     """ASCEND_LAUNCH_BLOCKING=1 while cudagraph_mode is not NONE."""
-    if kit.env(scope.serve, "ASCEND_LAUNCH_BLOCKING").value != "1" or not kit.since(scope, "v0.11.0rc1"):
+    if kit.env(scope.serve, "ASCEND_LAUNCH_BLOCKING").value != "1" or not kit.holds(scope, "launch_blocking_rejects_graph"):
         return
     mode = scope.get("cudagraph_mode")
     if mode == "NONE":

@@ -444,9 +444,11 @@ def ep_experts(scope: Scope):
 EXTERNAL_DP_DENSE = RuleMeta(
     id="QL208",
     name="external-dp-on-dense-model",
+    behaviours=("vllm_external_dp_rejects_dense",),
+    applies="vllm_external_dp_rejects_dense",
     groups=("parallelism",),
     severity="error",
-    requires=("dp", "moe", "model"),
+    requires=("dp", "moe", "model", "version"),
     title=Text(en="External data parallel (--data-parallel-rank) on a dense model",
                zh="稠密模型使用外部数据并行（--data-parallel-rank）"),
     why=Text(
@@ -478,7 +480,7 @@ EXTERNAL_DP_DENSE = RuleMeta(
 @check(EXTERNAL_DP_DENSE)
 def external_dp_dense(scope: Scope):
     option = scope.serve.opt("--data-parallel-rank")
-    if option is None or scope.get("moe") or scope.get("dp") <= 1:
+    if option is None or scope.get("moe") or scope.get("dp") <= 1 or not kit.holds(scope, "vllm_external_dp_rejects_dense"):
         return
     yield Finding(
         EXTERNAL_DP_DENSE,

@@ -12,9 +12,6 @@ from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
-GRAPH_MODE_SINCE = "v0.18.0"  # 310P guide of v0.18.0: FULL_DECODE_ONLY graph mode supported
-NPUGRAPH_EX_AUTO_OFF = "v0.23.0"  # c333f0131a, cherry-picked to releases/v0.23.0 as 707841b674
-NPUGRAPH_EX_DEFAULT_ON = "v0.16.0rc1"  # AscendCompilationConfig(enable_npugraph_ex=True)
 MAX_SIZES_WITH_TP = 2
 
 
@@ -135,6 +132,7 @@ def dtype_float16(scope: Scope):
 CAPTURE = RuleMeta(
     id="QL502",
     name="310p-capture-sizes",
+    behaviours=("graph_mode_on_310p",),
     groups=("310p", "graph-capture"),
     severity="error",
     requires=("hardware", "version", "tp", "cudagraph_mode", "capture_sizes", "compilation", "mtp_tokens",
@@ -215,14 +213,15 @@ def capture_sizes(scope: Scope):
     serve = scope.serve
     mode = scope.get("cudagraph_mode")
     where = kit.at_version(scope)
-    if kit.before(scope, GRAPH_MODE_SINCE):
+    documented = kit.first_release(scope.kb, "graph_mode_on_310p")
+    if not kit.holds(scope, "graph_mode_on_310p"):
         yield Finding(
             CAPTURE,
             Text(
                 en=f"graph mode {mode} on Atlas 300I (310P) at {where.en}: the 310P guide of this release allows eager "
-                f"mode only (graph mode is documented from {GRAPH_MODE_SINCE})",
+                f"mode only (graph mode is documented from {documented})",
                 zh=f"{where.zh} 在 Atlas 300I（310P）上使用图模式 {mode}：该版本的 310P 指南只允许 eager 模式"
-                f"（图模式自 {GRAPH_MODE_SINCE} 起才有文档支持）",
+                f"（图模式自 {documented} 起才有文档支持）",
             ),
             kit.span_of(serve, "--compilation-config", "cudagraph_mode", absent=kit.model_span(serve)),
             # unsafe like the rule's other fix: the server does start in graph mode here, and eager mode runs slower
@@ -280,6 +279,8 @@ def capture_sizes(scope: Scope):
 NPUGRAPH_EX = RuleMeta(
     id="QL503",
     name="310p-npugraph-ex",
+    behaviours=("npugraph_ex_default_on", "npugraph_ex_auto_off_on_310p"),
+    applies="npugraph_ex_default_on",
     groups=("310p", "graph-capture"),
     severity="error",
     requires=("hardware", "version", "cudagraph_mode", "additional_config"),
@@ -334,9 +335,9 @@ def npugraph_ex(scope: Scope):
     compilation = config.get("ascend_compilation_config")
     value = compilation.get("enable_npugraph_ex") if isinstance(compilation, dict) else None
     where = kit.at_version(scope)
-    if kit.before(scope, NPUGRAPH_EX_DEFAULT_ON):
+    if not kit.holds(scope, "npugraph_ex_default_on"):
         return
-    if kit.since(scope, NPUGRAPH_EX_AUTO_OFF):
+    if kit.holds(scope, "npugraph_ex_auto_off_on_310p"):
         if value is None:
             return
         option = serve.opt("--additional-config")

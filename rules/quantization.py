@@ -13,7 +13,6 @@ from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
 
-AUTO_DETECT_SINCE = "v0.17.0rc1"  # reapplied in 5ec610e832 (first shipped in v0.15.0rc1, reverted in v0.16.0rc1)
 _FP16 = ("float16", "half")
 
 FP16_W8A8 = RuleMeta(
@@ -146,6 +145,7 @@ def float16_on_a2_a3(scope: Scope):
 FLAG_MISSING = RuleMeta(
     id="QL508",
     name="quantization-flag-missing",
+    behaviours=("quantization_auto_detect",),
     groups=("quantization",),
     severity="info",
     requires=("quantized_weights", "version", "weight_format"),
@@ -183,7 +183,8 @@ def quantization_flag_missing(scope: Scope):
     serve = scope.serve
     if not scope.get("quantized_weights") or serve.opt("--quantization") is not None:
         return
-    needed = kit.before(scope, AUTO_DETECT_SINCE) and scope.get("version") != "v0.15.0rc1"
+    kit.release(scope)  # skip when the version is not a release
+    needed = not kit.holds(scope, "quantization_auto_detect")
     where = kit.at_version(scope)
     label = scope.get("weight_format").label
     if needed:

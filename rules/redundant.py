@@ -6,7 +6,6 @@ that sets the default.
 
 from __future__ import annotations
 
-from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -16,6 +15,7 @@ REDUNDANT = RuleMeta(
     id="QL513",
     name="redundant-setting",
     groups=("redundant",),
+    behaviours=("vllm_async_scheduling_default_on", "vllm_hybrid_prefix_caching_default_off", "mooncake_supports_hybrid_kv_cache", "cpu_binding_default_on"),
     severity="info",
     requires=("version", "additional_config"),
     optional=("model", "hybrid"),
@@ -47,10 +47,9 @@ def _hybrid(scope: Scope) -> bool:
 
 @check(REDUNDANT)
 def redundant(scope: Scope):
-    version = parse_version(scope.get("version"))
     additional = scope.get("additional_config")
     for entry in scope.kb.redundant:
-        if version < parse_version(entry.since) or (entry.until and version >= parse_version(entry.until)):
+        if not kit.holds(scope, entry.behaviour):
             continue
         if entry.hybrid_only and not _hybrid(scope):
             continue

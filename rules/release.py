@@ -133,6 +133,7 @@ def image_hardware(scope: Scope):
 MODEL_SUPPORT = RuleMeta(
     id="QL511",
     name="version-below-model-support",
+    behaviours=("gdn_attention_on_310p",),
     groups=("release",),
     severity="error",
     requires=("model", "version", "hardware_if_known"),
@@ -173,10 +174,9 @@ def model_support(scope: Scope):
     model = scope.get("model").model
     version = kit.release(scope)
     hardware = scope.get("hardware_if_known")
-    first, where, where_zh = model.first_vllm_ascend, "", ""
+    first, where, where_zh = kit.model_first_release(scope.kb, model, hardware), "", ""
     if hardware == "310p" and model.first_vllm_ascend_310p is not None:
-        first, where = model.first_vllm_ascend_310p, " on Atlas inference products (310P)"
-        where_zh = "在 Atlas 推理产品（310P）上"
+        where, where_zh = " on Atlas inference products (310P)", "在 Atlas 推理产品（310P）上"
     if first is None or kit.since(scope, first):
         return
     serve = scope.serve

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from qlint.knowledge.base import MAIN
+from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
 
 SOURCES = (
@@ -28,10 +29,8 @@ SOURCES = (
     "https://github.com/vllm-project/vllm/blob/v0.12.0/vllm/config/model.py#L2198-L2221",
 )
 UNSCALED_TYPES = ("su", "longrope", "llama3")  # vLLM does not multiply the length for these
-ROPE_PARAMETERS_VLLM_SINCE = Version("0.12.0")
-"""vLLM reads ``rope_parameters`` from 0.12.0 on; 0.11 and older read only ``rope_scaling``
-(from the config, --hf-overrides or the --rope-scaling option), so a ``rope_parameters``
-override is ignored there (vllm/config/model.py at v0.11.0 L1839 and v0.12.0 L2198)."""
+# vLLM reads ``rope_parameters`` where behaviour ``vllm_reads_rope_parameters`` holds; older vLLM
+# reads only ``rope_scaling`` (config, --hf-overrides or --rope-scaling), so the override is ignored.
 
 
 @dataclass(frozen=True)
@@ -93,8 +92,9 @@ def rope_override(scope: Scope):
         raise Unknown("rope_override")
     ignored = None
     vllm = _vllm_of(scope)
-    if key.endswith("rope_parameters") and vllm is not None and vllm < ROPE_PARAMETERS_VLLM_SINCE:
-        ignored = f"vLLM {vllm} reads rope_scaling, not rope_parameters (read from vLLM 0.12.0 on)"
+    if key.endswith("rope_parameters") and vllm is not None and not kit.holds(scope, "vllm_reads_rope_parameters"):
+        since = scope.kb.behaviour("vllm_reads_rope_parameters").vllm_since
+        ignored = f"vLLM {vllm} reads rope_scaling, not rope_parameters (read from vLLM {since} on)"
         scaling = section.get("rope_scaling")
         rope, key = (scaling, prefix + "rope_scaling") if isinstance(scaling, dict) else (None, key)
     return Known(RopeOverride(rope, positions, key or prefix + "max_position_embeddings", ignored),

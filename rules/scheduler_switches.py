@@ -10,36 +10,34 @@ rule's ``sources``).
 
 from __future__ import annotations
 
-from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import Span
 
-NESTED_SCHEDULER_SINCE = "v0.25.1rc1"  # additional_config.scheduler_config.* (ascend_config.py)
 
 
-def scheduler_setting(scope: Scope, key: str, top_level_since: str | None):
+def scheduler_setting(scope: Scope, key: str, top_level: str | None):
     """(value, dotted key) of a scheduler extension switch in --additional-config, or None.
 
     ``scheduler_config.<key>`` wins from v0.25.1rc1 on; the top-level spelling is read from
-    ``top_level_since`` (and, deprecated, still on main)."""
+    ``top_level`` (a behaviour name) (and, deprecated, still on main)."""
     config = scope.get("additional_config")
     nested = config.get("scheduler_config")
-    if kit.since(scope, NESTED_SCHEDULER_SINCE) and isinstance(nested, dict) and key in nested:
+    if kit.holds(scope, "scheduler_config_nested") and isinstance(nested, dict) and key in nested:
         return nested[key], f"scheduler_config.{key}"
-    if top_level_since is not None and kit.since(scope, top_level_since) and key in config:
+    if top_level is not None and kit.holds(scope, top_level) and key in config:
         return config[key], key
     return None
 
 
 def balance_scheduling(scope: Scope) -> tuple[str, Span] | None:
     """Where balance scheduling is switched on (key from v0.20.2rc1, env var from v0.18.0), or None."""
-    if not kit.since(scope, "v0.18.0"):
+    if not kit.holds(scope, "balance_scheduling_env_read"):
         return None
     serve = scope.serve
-    found = scheduler_setting(scope, "enable_balance_scheduling", "v0.20.2rc1")
+    found = scheduler_setting(scope, "enable_balance_scheduling", "balance_scheduling_key_read")
     if found is not None:
         value, dotted = found
         return (f"additional-config {dotted}=true", kit.span_of(serve, "--additional-config", dotted)) if value else None
@@ -56,6 +54,8 @@ def _enabled(section) -> bool:
 PROFILING_CHUNK = RuleMeta(
     id="QL525",
     name="profiling-chunk-constraints",
+    behaviours=("profiling_chunk_checks", "scheduler_config_nested", "balance_scheduling_env_read", "balance_scheduling_key_read"),
+    applies="profiling_chunk_checks",
     groups=("scheduling",),
     severity="error",
     requires=("additional_config", "pp", "version"),
@@ -85,7 +85,7 @@ PROFILING_CHUNK = RuleMeta(
 @check(PROFILING_CHUNK, relations=(("requires", "additional_config", "pp"),))
 def profiling_chunk(scope: Scope):
     """profiling_chunk_config.enabled with PP 1 or with balance scheduling."""
-    found = scheduler_setting(scope, "profiling_chunk_config", "v0.19.1rc1")
+    found = scheduler_setting(scope, "profiling_chunk_config", "profiling_chunk_checks")
     if found is None or not _enabled(found[0]):
         return
     dotted = found[1]
@@ -117,6 +117,8 @@ def profiling_chunk(scope: Scope):
 BALANCE_PD = RuleMeta(
     id="QL526",
     name="balance-scheduling-on-pd",
+    behaviours=("balance_scheduling_env_read", "balance_scheduling_key_read", "scheduler_config_nested"),
+    applies="balance_scheduling_env_read",
     groups=("scheduling", "pd"),
     severity="error",
     requires=("additional_config", "kv_transfer", "kv_role", "version"),
@@ -167,6 +169,8 @@ def balance_on_pd(scope: Scope):
 SHORT_FIRST = RuleMeta(
     id="QL527",
     name="short-request-first-conflicts",
+    behaviours=("short_request_first_checks", "short_request_first_read", "scheduler_config_nested"),
+    applies="short_request_first_checks",
     groups=("scheduling",),
     severity="error",
     requires=("additional_config", "kv_role", "version"),
@@ -198,9 +202,9 @@ SHORT_FIRST = RuleMeta(
 @check(SHORT_FIRST)
 def short_first(scope: Scope):
     """short_request_first_config with a non-fcfs policy, batch-job / profiling scheduling, or on kv_consumer."""
-    if not kit.since(scope, NESTED_SCHEDULER_SINCE):
+    if not kit.holds(scope, "short_request_first_checks"):
         return
-    found = scheduler_setting(scope, "short_request_first_config", "v0.24.0rc1")
+    found = scheduler_setting(scope, "short_request_first_config", "short_request_first_read")
     if found is None or not _enabled(found[0]):
         return
     serve, where, where_zh = scope.serve, kit.at_version(scope).en, kit.at_version(scope).zh
@@ -228,6 +232,8 @@ def short_first(scope: Scope):
 DYNTRA = RuleMeta(
     id="QL528",
     name="dyntra-lb-placement",
+    behaviours=("dyntra_lb_checks", "scheduler_config_nested"),
+    applies="dyntra_lb_checks",
     groups=("scheduling", "pd", "parallelism"),
     severity="error",
     requires=("additional_config", "kv_role", "dp", "dp_local", "version"),
@@ -257,7 +263,7 @@ DYNTRA = RuleMeta(
 @check(DYNTRA)
 def dyntra(scope: Scope):
     """dyntra_lb_config.enabled off a single-node kv_consumer with DP > 1, or with balance/profiling."""
-    if scope.get("version") != MAIN:
+    if not kit.holds(scope, "dyntra_lb_checks"):
         return
     nested = scope.get("additional_config").get("scheduler_config")
     if not isinstance(nested, dict) or not _enabled(nested.get("dyntra_lb_config")):

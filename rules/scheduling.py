@@ -13,8 +13,6 @@ from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 
-ASCEND_SCHEDULER_REMOVED = "v0.12.0rc1"  # vllm-ascend#4623 "Drop ascend scheduler"
-ASCEND_DEFAULT_GRID_SINCE = "v0.18.0rc1"  # platform default max capture size (vllm-ascend#7572)
 
 
 # -- facts ----------------------------------------------------------------------
@@ -42,12 +40,11 @@ def chunked_prefill_flag(scope: Scope):
 
 
 def ascend_scheduler_removed_in(scope: Scope) -> str:
-    """Release that dropped additional-config ascend_scheduler_config (knowledge, else v0.12.0rc1)."""
-    sub = scope.kb.sub_config("--additional-config")
-    for key in sub.keys if sub is not None else ():
-        if key.key == "ascend_scheduler_config" and key.removed_in:
-            return key.removed_in
-    return ASCEND_SCHEDULER_REMOVED
+    """Release that dropped additional-config ascend_scheduler_config: the first one after
+    behaviour ``ascend_scheduler_config_read`` ends."""
+    last = kit.last_release(scope.kb, "ascend_scheduler_config_read")
+    tags = [r.tag for r in scope.kb.tagged_releases]
+    return tags[tags.index(last) + 1] if last in tags[:-1] else "main"
 
 
 @fact("ascend_scheduler_unchunked", requires=("additional_config", "version"))
@@ -59,7 +56,7 @@ def ascend_scheduler_unchunked(scope: Scope):
         return Known(False, "ascend scheduler not enabled")
     if section.get("enable_chunked_prefill") is True:
         return Known(False, "ascend scheduler with enable_chunked_prefill")
-    if kit.since(scope, ascend_scheduler_removed_in(scope)):
+    if not kit.holds(scope, "ascend_scheduler_config_read"):
         return Known(False, "ascend_scheduler_config no longer read")
     return Known(True, "additional-config ascend_scheduler_config.enabled=true")
 
@@ -86,6 +83,7 @@ def batched_tokens(scope: Scope):
 MODEL_LEN = RuleMeta(
     id="QL301",
     name="max-model-len-above-model-max",
+    behaviours=("vllm_reads_rope_parameters",),
     groups=("scheduling",),
     severity="error",
     requires=("max_model_len", "context_limit", "model_label"),
@@ -186,6 +184,7 @@ DECODE_NEED = RuleMeta(
 UNCHUNKED = RuleMeta(
     id="QL303",
     name="batched-tokens-below-model-len",
+    behaviours=("ascend_scheduler_config_read",),
     groups=("scheduling",),
     severity="error",
     requires=("max_num_batched_tokens", "model_len_limit", "chunked_prefill_flag", "ascend_scheduler_unchunked",
@@ -230,6 +229,8 @@ UNCHUNKED = RuleMeta(
 OFF_GRID = RuleMeta(
     id="QL304",
     name="max-num-seqs-off-capture-grid",
+    behaviours=("ascend_default_capture_grid",),
+    applies="ascend_default_capture_grid",
     groups=("scheduling", "graph-capture"),
     severity="warning",
     requires=("cudagraph_mode", "capture_sizes", "compilation", "max_num_seqs", "mtp_tokens", "batched_tokens",
@@ -418,7 +419,7 @@ def off_grid(scope: Scope):
         return
     if scope.get("compilation").get("max_cudagraph_capture_size") is not None or scope.get("kv_role") == "kv_producer":
         return
-    if kit.before(scope, ASCEND_DEFAULT_GRID_SINCE):
+    if not kit.holds(scope, "ascend_default_capture_grid"):
         return
     seqs, k, budget = scope.get("max_num_seqs"), scope.get("mtp_tokens"), scope.get("batched_tokens")
     step = k + 1

@@ -17,6 +17,7 @@ from qlint.rules.graph import Scope, check
 HEADLESS_API = RuleMeta(
     id="QL541",
     name="headless-with-api-servers",
+    behaviours=("vllm_headless_rejects_api_server_count", "vllm_headless_rejects_hybrid_lb"),
     groups=("parallelism",),
     severity="error",
     fix="safe",
@@ -48,11 +49,11 @@ HEADLESS_API = RuleMeta(
 def headless_api(scope: Scope):
     """--headless with --api-server-count > 0 or --data-parallel-hybrid-lb."""
     serve = scope.serve
-    if not serve.has("--headless") or not kit.since(scope, "v0.17.0rc1"):
+    if not serve.has("--headless"):
         return
     where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     count = kit.integer(serve, "--api-server-count").value
-    if count is not None and count > 0:
+    if count is not None and count > 0 and kit.holds(scope, "vllm_headless_rejects_api_server_count"):
         option = serve.opt("--api-server-count")
         yield Finding(HEADLESS_API,
                       Text(en=f"--api-server-count {count} with --headless: vllm serve of {where} stops with ValueError "
@@ -62,7 +63,7 @@ def headless_api(scope: Scope):
                       option.span,
                       Fix(Text(en="remove --api-server-count from the headless node",
                                zh="从 headless 节点删除 --api-server-count"), kit.drop_option(option)))
-    if serve.has("--data-parallel-hybrid-lb"):
+    if serve.has("--data-parallel-hybrid-lb") and kit.holds(scope, "vllm_headless_rejects_hybrid_lb"):
         option = serve.opt("--data-parallel-hybrid-lb")
         error = "'data_parallel_hybrid_lb is not applicable in headless mode'"
         yield Finding(HEADLESS_API,
@@ -77,6 +78,7 @@ def headless_api(scope: Scope):
 DP_LOCAL = RuleMeta(
     id="QL542",
     name="dp-local-size",
+    behaviours=("vllm_external_rank_local_one", "vllm_dp_local_at_most_dp", "vllm_headless_needs_local_ranks"),
     groups=("parallelism",),
     severity="error",
     requires=("dp", "version"),
@@ -107,10 +109,10 @@ def dp_local_size(scope: Scope):
     """local DP size above the DP size, 0 on a headless node, or != 1 with --data-parallel-rank."""
     serve, dp = scope.serve, scope.get("dp")
     local = kit.integer(serve, "--data-parallel-size-local").value
-    if local is None or not kit.since(scope, "v0.17.0rc1"):
+    if local is None:
         return
     span, where, where_zh = kit.span_of(serve, "--data-parallel-size-local"), kit.at_version(scope).en, kit.at_version(scope).zh
-    if serve.opt("--data-parallel-rank") is not None and local != 1:
+    if serve.opt("--data-parallel-rank") is not None and local != 1 and kit.holds(scope, "vllm_external_rank_local_one"):
         yield Finding(DP_LOCAL,
                       Text(en=f"--data-parallel-rank with --data-parallel-size-local {local}: an external DP rank is one "
                            f"engine, {where} asserts the local size is 1",
@@ -119,7 +121,7 @@ def dp_local_size(scope: Scope):
                       span,
                       Fix(Text(en="drop --data-parallel-size-local (or set it to 1) for external DP ranks",
                                zh="外部 DP rank 请删除 --data-parallel-size-local（或设为 1）")))
-    elif local > dp:
+    elif local > dp and kit.holds(scope, "vllm_dp_local_at_most_dp"):
         yield Finding(DP_LOCAL,
                       Text(en=f"--data-parallel-size-local {local} is larger than --data-parallel-size {dp}: {where} "
                            "stops with ValueError",
@@ -127,7 +129,7 @@ def dp_local_size(scope: Scope):
                       span,
                       Fix(Text(en=f"use at most {dp} local ranks, or raise --data-parallel-size",
                                zh=f"本地 rank 数最多为 {dp}，或调大 --data-parallel-size")))
-    elif local <= 0 and serve.has("--headless"):
+    elif local <= 0 and serve.has("--headless") and kit.holds(scope, "vllm_headless_needs_local_ranks"):
         error = "'data_parallel_size_local must be > 0 in headless mode'"
         yield Finding(DP_LOCAL,
                       Text(en=f"--data-parallel-size-local {local} on a --headless node: {where} stops with ValueError {error}",
@@ -139,6 +141,7 @@ def dp_local_size(scope: Scope):
 LB_MODES = RuleMeta(
     id="QL543",
     name="dp-lb-modes-conflict",
+    behaviours=("vllm_lb_modes_exclusive", "vllm_hybrid_and_external_lb_assert"),
     groups=("parallelism",),
     severity="error",
     requires=("version",),
@@ -173,11 +176,10 @@ def lb_modes(scope: Scope):
     serve = scope.serve
     if serve.argv and serve.argv[0].text and "api_server" in " ".join(a.text or "" for a in serve.argv[:3]):
         return  # the mode detection lives in `vllm serve`
-    if not kit.since(scope, "v0.17.0rc1"):
-        return
     where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
-    if not kit.since(scope, "v0.22.1rc1"):
-        if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb"):
+    if not kit.holds(scope, "vllm_lb_modes_exclusive"):
+        if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb") \
+                and kit.holds(scope, "vllm_hybrid_and_external_lb_assert"):
             yield Finding(LB_MODES,
                           Text(en=f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {where} asserts they are "
                                "not both set",
@@ -215,6 +217,8 @@ def lb_modes(scope: Scope):
 HYBRID_LB = RuleMeta(
     id="QL544",
     name="dp-hybrid-lb-inferred",
+    behaviours=("vllm_start_rank_infers_hybrid_lb",),
+    applies="vllm_start_rank_infers_hybrid_lb",
     groups=("parallelism",),
     severity="info",
     requires=("version",),
@@ -252,7 +256,7 @@ def hybrid_lb(scope: Scope):
     local = kit.integer(serve, "--data-parallel-size-local").value
     if not start or local is None or serve.has("--headless") or serve.opt("--data-parallel-rank") is not None:
         return
-    if not kit.since(scope, "v0.17.0rc1"):
+    if not kit.holds(scope, "vllm_start_rank_infers_hybrid_lb"):
         return
     if local == 1:
         detail = Text(en="with --data-parallel-size-local 1 vLLM switches to external load balancing (one server per rank)",
@@ -277,6 +281,8 @@ def hybrid_lb(scope: Scope):
 MODEL_ARG = RuleMeta(
     id="QL545",
     name="serve-model-argument",
+    behaviours=("vllm_serve_model_positional",),
+    applies="vllm_serve_model_positional",
     groups=("flags",),
     severity="error",
     requires=("version",),
@@ -307,7 +313,7 @@ def model_argument(scope: Scope):
     if len(words) < 2 or words[1] != "serve" or not (words[0] or "").endswith("vllm"):
         return
     args = words[2:]
-    if any(word is None for word in args[:1]) or not kit.since(scope, "v0.17.0rc1"):
+    if any(word is None for word in args[:1]) or not kit.holds(scope, "vllm_serve_model_positional"):
         return
     lines = range(serve.span.line, serve.span.end_line + 1)
     if any(span.line in lines for _, span in scope.plan.glued_redirects):

@@ -19,6 +19,7 @@ from qlint.rules.graph import Scope, check
 SPEC_QUANT = RuleMeta(
     id="QL534",
     name="speculative-config-values",
+    behaviours=("vllm_spec_tokens_positive", "spec_quantization_reset"),
     groups=("speculative",),
     severity="error",
     requires=("speculative", "version"),
@@ -51,10 +52,11 @@ SPEC_QUANT = RuleMeta(
 def spec_quant(scope: Scope):
     """num_speculative_tokens <= 0; speculative-config quantization (reset by vllm-ascend)."""
     config = scope.get("speculative")
-    if not config or not kit.since(scope, "v0.17.0rc1"):
+    if not config:
         return
     tokens = config.get("num_speculative_tokens")
-    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 0:
+    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 0 \
+            and kit.holds(scope, "vllm_spec_tokens_positive"):
         error = "'Expected num_speculative_tokens to be greater than zero'"
         yield Finding(
             SPEC_QUANT,
@@ -64,7 +66,7 @@ def spec_quant(scope: Scope):
             Fix(Text(en="use 1 or more speculative tokens, or drop --speculative-config",
                      zh="使用 1 个或更多投机 token，或删除 --speculative-config")),
         )
-    if config.get("quantization") is None or not kit.since(scope, "v0.21.0rc1"):
+    if config.get("quantization") is None or not kit.holds(scope, "spec_quantization_reset"):
         return
     quant = json.dumps(config["quantization"])
     yield Finding(
@@ -88,6 +90,8 @@ MTP_ALIASES = (
 MTP_ALIAS = RuleMeta(
     id="QL535",
     name="mtp-method-alias",
+    behaviours=("vllm_mtp_aliases_deprecated",),
+    applies="vllm_mtp_aliases_deprecated",
     groups=("speculative",),
     severity="info",
     requires=("speculative", "version"),
@@ -121,7 +125,7 @@ MTP_ALIAS = RuleMeta(
 def mtp_alias(scope: Scope):
     """A model-specific MTP method alias (rewritten to mtp by vLLM 0.17.0 to 0.23.0)."""
     config = scope.get("speculative")
-    if not config or config.get("method") not in MTP_ALIASES or not kit.since(scope, "v0.17.0rc1"):
+    if not config or config.get("method") not in MTP_ALIASES or not kit.holds(scope, "vllm_mtp_aliases_deprecated"):
         return
     span = kit.span_of(scope.serve, "--speculative-config", "method")
     method, vllm = json.dumps(config["method"]), kit.paired_vllm(scope, scope.get("version"))
@@ -140,6 +144,8 @@ NON_ASYNC_METHODS = ("ngram", "medusa", "mlp_speculator", "suffix", "custom_clas
 ASYNC_SPEC = RuleMeta(
     id="QL536",
     name="async-scheduling-spec-method",
+    behaviours=("vllm_async_scheduling_spec_methods",),
+    applies="vllm_async_scheduling_spec_methods",
     groups=("speculative", "scheduling"),
     severity="error",
     requires=("speculative", "version"),
@@ -176,7 +182,7 @@ def async_spec(scope: Scope):
     """Explicit --async-scheduling with a method outside EAGLE/MTP/draft model/ngram_gpu."""
     serve = scope.serve
     config = scope.get("speculative")
-    if not serve.has("--async-scheduling") or not config or not kit.since(scope, "v0.17.0rc1"):
+    if not serve.has("--async-scheduling") or not config or not kit.holds(scope, "vllm_async_scheduling_spec_methods"):
         return
     method = config.get("method")
     if method is None and config.get("model") is not None:

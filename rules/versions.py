@@ -19,10 +19,6 @@ from qlint.rules.kit import options as option_facts
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
-MOE_ON_310P_SINCE = "v0.15.0rc1"  # vllm-ascend#6530 "310p support MOE models"
-DRAFT_SPEC_ON_310P_SINCE = "v0.21.0rc1"  # vllm-ascend#10309 "Qwen3.5 Support MTP and graphmode" (310P)
-FLASHCOMM1_KEY_SINCE = "v0.20.2rc1"  # ascend_config.py reads enable_flashcomm1 from this tag on
-FLASHCOMM1_ENV_SINCE = "v0.11.0rc1"  # envs.py renamed VLLM_ASCEND_ENABLE_FLASHCOMM -> ...FLASHCOMM1
 NGRAM_METHODS = ("ngram", "ngram_gpu", "suffix")  # proposers that need no draft model
 
 
@@ -166,6 +162,7 @@ def flag_release(scope: Scope):
 LATE_ON_310P = RuleMeta(
     id="QL551",
     name="feature-late-on-310p",
+    behaviours=("moe_on_310p", "draft_spec_on_310p"),
     groups=("release", "310p"),
     severity="error",
     requires=("hardware", "version", "speculative"),
@@ -214,7 +211,9 @@ LATE_ON_310P = RuleMeta(
 def _model_reported_by_ql511(scope: Scope) -> bool:
     """True when the model itself reaches 310P after this release (QL511 says so)."""
     match = scope.known("model")
-    first = match.value.model.first_vllm_ascend_310p if match is not None else None
+    if match is None or match.value.model.first_vllm_ascend_310p is None:
+        return False
+    first = kit.model_first_release(scope.kb, match.value.model, "310p")
     return first is not None and kit.before(scope, first)
 
 
@@ -223,10 +222,12 @@ def late_on_310p(scope: Scope):
     """MoE models before v0.15.0rc1 and draft-model speculative decoding before v0.21.0rc1 on 310P."""
     if scope.get("hardware") != "310p" or _model_reported_by_ql511(scope):
         return
-    version, where, where_zh = kit.release(scope), kit.at_version(scope).en, kit.at_version(scope).zh
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
+    MOE_ON_310P_SINCE = kit.first_release(scope.kb, "moe_on_310p")
+    DRAFT_SPEC_ON_310P_SINCE = kit.first_release(scope.kb, "draft_spec_on_310p")
     serve = scope.serve
     moe = scope.known("moe")
-    if moe is not None and moe.value and kit.before(scope, MOE_ON_310P_SINCE):
+    if moe is not None and moe.value and not kit.holds(scope, "moe_on_310p"):
         model, latest = scope.known("model").value.model.id, scope.kb.latest_stable.tag
         yield Finding(
             LATE_ON_310P,
@@ -239,7 +240,7 @@ def late_on_310p(scope: Scope):
                      zh=f"使用 {MOE_ON_310P_SINCE} 及以后的 -310p 镜像（最新稳定版 {latest}）")),
         )
     config = scope.get("speculative")
-    if not config or kit.since(scope, DRAFT_SPEC_ON_310P_SINCE):
+    if not config or kit.holds(scope, "draft_spec_on_310p"):
         return
     method = config.get("method")
     if not isinstance(method, str) or method in NGRAM_METHODS:
@@ -262,6 +263,7 @@ def late_on_310p(scope: Scope):
 FLASHCOMM1_SWITCH = RuleMeta(
     id="QL552",
     name="flashcomm1-switch-by-version",
+    behaviours=("flashcomm1_key_read", "flashcomm1_env_name", "flashcomm1_removed"),
     groups=("release", "parallelism"),
     severity="warning",
     requires=("additional_config", "version"),
@@ -316,16 +318,17 @@ def _env_on(serve, name: str):
 @check(FLASHCOMM1_SWITCH)
 def flashcomm1_switch(scope: Scope):
     """enable_flashcomm1 before v0.20.2rc1, the new env name before v0.11.0rc1, key vs env disagreement."""
-    tag = scope.get("version")
-    if tag == MAIN:
-        return
-    version, where, where_zh = kit.release(scope), kit.at_version(scope).en, kit.at_version(scope).zh
+    if kit.holds(scope, "flashcomm1_removed"):
+        return  # both switches are dead there (QL105/QL512 report them)
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
+    FLASHCOMM1_KEY_SINCE = kit.first_release(scope.kb, "flashcomm1_key_read")
+    FLASHCOMM1_ENV_SINCE = kit.first_release(scope.kb, "flashcomm1_env_name")
     serve = scope.serve
     config = scope.get("additional_config")
     env = _env_on(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1")
-    if "enable_flashcomm1" in config and kit.before(scope, FLASHCOMM1_KEY_SINCE):
+    if "enable_flashcomm1" in config and not kit.holds(scope, "flashcomm1_key_read"):
         span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
-        uses_env = env is not None and env[0] and kit.since(scope, FLASHCOMM1_ENV_SINCE)
+        uses_env = env is not None and env[0] and kit.holds(scope, "flashcomm1_env_name")
         state = Text(en="on through VLLM_ASCEND_ENABLE_FLASHCOMM1", zh="由 VLLM_ASCEND_ENABLE_FLASHCOMM1 开启") \
             if uses_env else Text(en="off", zh="关闭")
         yield Finding(
@@ -338,7 +341,7 @@ def flashcomm1_switch(scope: Scope):
             Fix(Text(en="on this release switch FlashComm1 with export VLLM_ASCEND_ENABLE_FLASHCOMM1=1",
                      zh="在该版本上用 export VLLM_ASCEND_ENABLE_FLASHCOMM1=1 开启 FlashComm1")),
         )
-    elif env is not None and kit.before(scope, FLASHCOMM1_ENV_SINCE):
+    elif env is not None and not kit.holds(scope, "flashcomm1_env_name"):
         yield Finding(
             FLASHCOMM1_SWITCH,
             Text(en=f"VLLM_ASCEND_ENABLE_FLASHCOMM1 is read from vllm-ascend {FLASHCOMM1_ENV_SINCE} on; {where} reads "

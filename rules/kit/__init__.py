@@ -7,6 +7,9 @@
   (each a ``Read(value, span)``), ``kit.env_on``, ``kit.key_mapped``, ``kit.model_span``;
 * the release (``release``): ``kit.release``, ``kit.since``, ``kit.before``, ``kit.between``,
   ``kit.is_main``, ``kit.at_version`` (a bilingual ``Text``), ``kit.paired_vllm``;
+* release behaviour as data (``behaviour``, knowledge/data/behaviours.toml): ``kit.holds(scope, name)``,
+  ``kit.first_release``, ``kit.last_release``, ``kit.describe_range``, ``kit.model_first_release``
+  (a rule asks a behaviour by name instead of comparing release literals);
 * building whole fixes (``edits``): ``kit.replace``, ``kit.set_value``, ``kit.insert_option``,
   ``kit.drop_option``, ``kit.set_env``, ``kit.set_word``, ``kit.set_key``, ``kit.drop_key``, ``kit.json_text``,
   ``kit.shell_word``, and ``kit.resize`` (TP/DP with every value that follows them);
@@ -19,6 +22,7 @@ A rule module imports ``qlint.rules.base`` (metadata, findings), ``qlint.rules.g
 """
 
 from qlint.knowledge.text import Text
+from qlint.rules.kit.behaviour import describe_range, first_release, holds, last_release, model_first_release
 from qlint.rules.kit.capture import (
     ASCEND_DEFAULT_CAPTURE_CAP,
     ENUMERATION_CAP,
@@ -74,7 +78,8 @@ from qlint.rules.kit.text import kv_role_phrase, sizes
 __all__ = [
     "ASCEND_DEFAULT_CAPTURE_CAP", "FULL_DECODE_MODES", "FULL_ONLY_MODES", "NPU_DEFAULT_BATCHED_TOKENS",
     "RESIZE_FACTS", "Read", "Resize", "Text",
-    "at_least", "at_version", "before", "between", "default_capture_sizes", "drop_key", "drop_option", "env",
+    "at_least", "at_version", "before", "between", "default_capture_sizes", "describe_range", "first_release",
+    "holds", "last_release", "model_first_release", "drop_key", "drop_option", "env",
     "env_on", "env_span", "first_option", "insert_option", "integer", "is_main", "json_key", "json_text",
     "key_mapped", "kv_role_phrase", "model_span", "option", "option_span", "paired_vllm", "point", "positional", "release",
     "replace", "resize", "round_for_spec", "round_up", "set_env", "set_key", "set_value", "set_word", "shell_word", "since",
