@@ -494,6 +494,7 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     code_lines += [span.line for span in parsed.unsets.values()]
     plan.first_code_line = min(code_lines) if code_lines else None
     plan.dangling_continuations = dangling_continuations(source, parsed.text)
+    plan.unterminated_heredocs = list(parsed.unterminated_heredocs)
     merged: list[Span] = []
     for span in sorted(parsed.glued_redirects, key=lambda s: (s.line, s.column)):
         previous = merged[-1] if merged else None

@@ -157,6 +157,7 @@ class ParsedScript:
     unread: list[Unread] = field(default_factory=list)
     opaque: list[Span] = field(default_factory=list)  # text read through a mapping that is not 1:1: no edits there
     text: bytes | None = None  # what was parsed when it is not source.data (a Markdown file's masked copy)
+    unterminated_heredocs: list[Span] = field(default_factory=list)  # heredoc starts bash closes at end of file
 
 
 _SKIP_EXPANSION = {"command_substitution", "process_substitution", "arithmetic_expansion"}
@@ -1148,6 +1149,10 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None, tex
         data += b"\n\n"
     tree = parse_tree(data)
     root = tree.root_node
+    unterminated: list[Span] = []
+    if root.has_error:
+        data, tree, unterminated = _recover_heredocs(source, data, tree)
+        root = tree.root_node
     if root.has_error:
         bad = _first_error(root)
         assert bad is not None
@@ -1169,9 +1174,83 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None, tex
     walker.visit(root)
     walker.read_uncalled()
     parsed = walker.result()
+    parsed.unterminated_heredocs = unterminated
     if text is not None:
         parsed.text = text
     return parsed
+
+
+def _recover_heredocs(source: SourceText, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree, list[Span]]:
+    """Two heredoc forms bash accepts and tree-sitter-bash does not, read from the parser's copy.
+
+    * A heredoc with no command (``<<'END'`` ... ``END`` on lines of their own, a common way to
+      comment out a block): bash runs nothing, so its bytes are blanked (newlines kept, so every
+      offset stays).
+    * A heredoc never closed: bash warns ("here-document delimited by end-of-file") and takes the
+      rest of the file as its body, so the delimiter is appended after the end (no offset moves);
+      its start is returned for QL110.
+
+    Returns the text to use, its tree and the spans of unterminated heredoc starts; the original
+    text and tree when neither form explains the error.
+    """
+    copy = bytearray(data)
+    changed = False
+    lines = data.split(b"\n")
+    offset, index = 0, 0
+    starts = []
+    for line in lines:  # line starts, to walk the text line by line without re-splitting
+        starts.append(offset)
+        offset += len(line) + 1
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.lstrip(b" \t")
+        if stripped.startswith(b"<<") and not stripped.startswith(b"<<<"):
+            strip_tabs = stripped.startswith(b"<<-")
+            word = stripped[3 if strip_tabs else 2 :].strip(b" \t\r").split(b" ")[0]
+            delimiter = word.replace(b"\\", b"").replace(b"'", b"").replace(b'"', b"")
+            if delimiter:
+                for end in range(index + 1, len(lines)):
+                    candidate = lines[end].rstrip(b"\r")
+                    if (candidate.lstrip(b"\t") if strip_tabs else candidate) == delimiter:
+                        first, last = starts[index] + len(line) - len(stripped), starts[end] + len(lines[end])
+                        for at in range(first, last):
+                            if copy[at] != 0x0A:  # newlines stay: lines and offsets do not move
+                                copy[at] = 0x20
+                        changed = True
+                        index = end
+                        break
+        index += 1
+    if changed:
+        recovered = bytes(copy)
+        again = parse_tree(recovered)
+        if not again.root_node.has_error:
+            return recovered, again, []
+        data, tree = recovered, again
+    bad = _first_error(tree.root_node)
+    if bad is not None and bad.is_missing and bad.type == "heredoc_end":
+        start = _last_heredoc_start(tree.root_node, bad.start_byte)
+        if start is not None:
+            delimiter = source.data[start.start_byte : start.end_byte].decode("utf-8", "replace")
+            delimiter = delimiter.replace("\\", "").replace("'", "").replace('"', "").lstrip("-").strip()
+            if delimiter:
+                closed = data + (b"" if data.endswith(b"\n") else b"\n") + delimiter.encode() + b"\n"
+                again = parse_tree(closed)
+                if not again.root_node.has_error:
+                    return closed, again, [source.span(start.start_byte, start.end_byte)]
+    return data, tree, []
+
+
+def _last_heredoc_start(node: ts.Node, before: int) -> ts.Node | None:
+    """The last ``heredoc_start`` node that begins before byte ``before``."""
+    found = None
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "heredoc_start" and current.start_byte < before:
+            if found is None or current.start_byte > found.start_byte:
+                found = current
+        stack.extend(current.children)
+    return found
 
 
 def parse_launches(source: SourceText, launches: list, bindings: dict[str, str] | None = None) -> ParsedScript:

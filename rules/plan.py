@@ -215,6 +215,7 @@ class LaunchPlan:
     shebang: tuple[str, Span] | None = None
     first_code_line: int | None = None
     dangling_continuations: list[Span] = field(default_factory=list)
+    unterminated_heredocs: list[Span] = field(default_factory=list)  # heredoc starts closed only by the end of file
     glued_redirects: list[tuple[str, Span]] = field(default_factory=list)
     unsets: dict[str, Span] = field(default_factory=dict)
     unread: list[tuple[str, str, Span]] = field(default_factory=list)  # (kind, what, where) the reader could not follow

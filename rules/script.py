@@ -1,4 +1,4 @@
-"""Script-level hygiene: shebang placement and dangling line continuations.
+"""Script-level hygiene: shebang placement, dangling line continuations, unterminated heredocs.
 
 Sources: the Qwen3.5-397B-A17B tutorial (its run_d0.sh/run_d1.sh put ``#!/bin/bash`` after
 three ``unset`` lines, an earlier revision's proxy.sh writes ``#/bin/bash``, and its single-node
@@ -76,6 +76,46 @@ SHEBANG = RuleMeta(
         ),
     ),
 )
+
+
+HEREDOC = RuleMeta(
+    id="QL110",
+    name="unterminated-heredoc",
+    groups=("script",),
+    severity="warning",
+    scope="script",
+    title=Text(en="A heredoc is never closed", zh="heredoc 没有结束标记"),
+    why=Text(
+        en="A heredoc runs until a line that holds only its delimiter. Without one, bash takes every "
+        "line to the end of the file as the heredoc's text and only warns (here-document delimited by "
+        "end-of-file): commands written after it are fed to the command as input instead of being run.",
+        zh="heredoc 一直延续到只含其结束标记的那一行。缺少这一行时，bash 把直到文件末尾的所有行都当作 "
+        "heredoc 的内容，只给出警告（here-document delimited by end-of-file）：写在它后面的命令会被当作"
+        "输入交给该命令，而不会被执行。",
+    ),
+    sources=("https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_07_04",),
+    examples=(
+        Example(
+            bad="docker exec -i vllm bash <<EOF\nvllm serve Qwen/Qwen3.6-27B --port 8000\n",
+            good="docker exec -i vllm bash <<EOF\nvllm serve Qwen/Qwen3.6-27B --port 8000\nEOF\n",
+        ),
+    ),
+)
+
+
+@check(HEREDOC)
+def unterminated_heredoc(scope: Scope):
+    for span in scope.plan.unterminated_heredocs:
+        yield Finding(
+            HEREDOC,
+            Text(
+                en="this heredoc has no line with its delimiter: bash reads to the end of the file as its "
+                "text, so any command below it is input, not a command",
+                zh="此 heredoc 没有只含结束标记的行：bash 会把直到文件末尾的内容都当作它的文本，"
+                "其下方的命令只是输入，不会被执行",
+            ),
+            span,
+        )
 
 
 @check(DANGLING)
