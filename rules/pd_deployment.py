@@ -117,7 +117,7 @@ def peer_sizes(scope: Scope):
             actual = next(iter(values))
             try:
                 stated_int = int(stated)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # inf and NaN from JSON too
                 continue
             if stated_int != actual:
                 dotted = f"kv_connector_extra_config.{peer}.{key}"

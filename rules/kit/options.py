@@ -99,7 +99,8 @@ def human_readable_int(text: str, or_auto: bool = False) -> int | None:
     if match:
         number, suffix = match.groups()
         if suffix in _DECIMAL:
-            return int(float(number) * _DECIMAL[suffix])
+            scaled = float(number) * _DECIMAL[suffix]
+            return int(scaled) if scaled < float(2**63) else None  # 1e309k is no length
         if "." in number:
             return None
         return int(number) * _BINARY[suffix]
