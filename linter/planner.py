@@ -420,7 +420,10 @@ def _record_layout(source: SourceText, word: Word, offset: int, found, value: Js
         mapped = span(at, at)
         if mapped is not None:
             value.objects[path] = (mapped, empty)
-    # separators: the defaults for now (the author's layout is the next step)
+    if found.item_separator is not None:  # the author's separators, when written one way throughout
+        value.item_separator = found.item_separator
+    if found.key_separator is not None:
+        value.key_separator = found.key_separator
     raw = word.raw.partition("=")[2] if offset else word.raw
     value.quote = raw[:1] if raw[:1] in ("'", '"') else ""
 

@@ -268,8 +268,7 @@ def capture_sizes(scope: Scope):
             ),
             span,
             Fix(Text(en=f"capture two sizes: {suggestion}", zh=f"只捕获两个尺寸：{suggestion}"),
-                kit.set_key(serve, "--compilation-config", "cudagraph_capture_sizes", suggestion,
-                            text=kit.sizes(suggestion)),
+                kit.set_key(serve, "--compilation-config", "cudagraph_capture_sizes", suggestion),
                 safety="unsafe"),
         )
 
@@ -340,9 +339,7 @@ def npugraph_ex(scope: Scope):
     if kit.holds(scope, "npugraph_ex_auto_off_on_310p"):
         if value is None:
             return
-        option = serve.opt("--additional-config")
-        only_setting = config == {"ascend_compilation_config": {"enable_npugraph_ex": value}}
-        edits = kit.drop_option(option) if only_setting else []
+        edits = kit.drop_key(serve, "--additional-config", _NPUGRAPH_KEY)  # the whole option when nothing is left
         outcome = "redundant" if value is False else f"ignored ({str(value).lower()})"
         outcome_zh = "是多余的" if value is False else f"会被忽略（{str(value).lower()}）"
         yield Finding(
