@@ -33,6 +33,7 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "console", "zsh", "ksh", "shell-session", "shellsession"})
 _PROMPTED = frozenset({"console", "shell-session", "shellsession"})
+_BLANK = bytes(13 if byte == 13 else 32 for byte in range(256))  # every byte but CR becomes a space
 
 
 @dataclass
@@ -136,7 +137,7 @@ def _markdown(source: SourceText) -> Document:
             blank = prompts.get(index, 0)
             masked += b" " * blank + line[blank:]
         else:
-            masked += bytes(32 if byte not in (10, 13) else byte for byte in line)
+            masked += line.translate(_BLANK)
         if index < len(lines) - 1:
             masked += b"\n"
     document.text = bytes(masked)

@@ -117,6 +117,11 @@ def ssh_host(script, tmp_path):
     return _join(header, ["ssh -o StrictHostKeyChecking=no -p 22 node0 " + _single_quoted(code)])
 
 
+def su_c(script, tmp_path):
+    header, code = _code(script)
+    return _join(header, ["su - root -c " + _single_quoted(code)])
+
+
 def heredoc_bash(script, tmp_path):
     header, code = _code(script)
     return _join(header, ["bash <<'EOF'"]) + code + "EOF\n"
@@ -243,7 +248,7 @@ PREFIXES = [
     "command ", "command -p ", "sudo -E nice -n 5 stdbuf -oL numactl -N 0 ",
 ]
 SHAPES = [_prefix(p) for p in PREFIXES] + [
-    bash_c, sh_c_double, bash_lc_args, ssh_host, heredoc_bash, heredoc_docker_exec, heredoc_ssh, cat_pipe_bash,
+    bash_c, sh_c_double, bash_lc_args, ssh_host, su_c, heredoc_bash, heredoc_docker_exec, heredoc_ssh, cat_pipe_bash,
     herestring, docker_run, docker_run_bash_c, docker_exec_env, podman_env_file, function_call, function_args,
     array_args, loop_values, default_value, assign_default, sourced_env, api_server_module, cli_main_module,
 ]
