@@ -199,6 +199,12 @@ def _basename(reference: str) -> str:
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 
 
+def _squeeze(name: str) -> str:
+    """A name without dashes and with ``_`` read as ``.``, lower-case: ``GLM-5.1`` -> ``glm5.1``,
+    ``InternVL3_5`` -> ``internvl3.5`` (a dot is kept: ``Qwen3-52B`` is not ``Qwen3.5-2B``)."""
+    return name.lower().replace("-", "").replace("_", ".")
+
+
 def name_words(reference: str) -> list[str]:
     """The lower-case words of a checkpoint name's last path component (split at -, _, ., ...)."""
     return [word for word in _WORD_SPLIT.split(_basename(reference)) if word]
@@ -246,7 +252,8 @@ class KnowledgeBase:
         """Resolve a model id, ModelScope/HF id or local path to a known model.
 
         Exact alias matches win; otherwise the longest model id that prefixes the
-        path's last component (``Qwen3.6-27B-w8a8-foo`` -> Qwen3.6-27B).
+        path's last component (``Qwen3.6-27B-w8a8-foo`` -> Qwen3.6-27B), else the longest
+        one that does once dashes are dropped and ``_`` read as ``.`` (``GLM5-w8a8`` -> GLM-5).
         """
         lowered = reference.lower()
         base = _basename(reference)
@@ -255,6 +262,9 @@ class KnowledgeBase:
                 model, variant = self._alias_index[key]
                 return ModelMatch(model, variant, reference)
         candidates = [m for m in self.models if base.startswith(m.id.lower())]
+        if not candidates:  # spelled without dashes or with _ for .: GLM5-w8a8, Qwen3_6-27B
+            squeezed = _squeeze(base)
+            candidates = [m for m in self.models if squeezed.startswith(_squeeze(m.id))]
         if not candidates:
             return None
         model = max(candidates, key=lambda m: len(m.id))

@@ -159,3 +159,13 @@ def test_mixtral_experts():
                 "QL207")
     assert not hits("vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --data-parallel-size 4 "
                     "--enable-expert-parallel\n", "QL207")
+
+
+@pytest.mark.parametrize("reference,model_id", [
+    ("/root/.cache/modelscope/hub/models/vllm-ascend/GLM5-w8a8", "GLM-5"),  # GLM5.md serves this path
+    ("/models/Qwen3_6-27B-w8a8", "Qwen3.6-27B"),
+    ("Qwen3-52B", None),  # a dot is not dropped: not Qwen3.5-2B
+])
+def test_names_without_dashes(reference, model_id):
+    match = load().match_model(reference)
+    assert (match.model.id if match else None) == model_id
