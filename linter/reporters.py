@@ -100,6 +100,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
     """
     lines: list[str] = []
     sources = {r.path: r.source for r in results if r.source is not None}
+    line_cache: dict[tuple[str, int], str] = {}  # each source line is read once, however many findings it has
     for result in results:
         shown_findings: list[tuple[Finding, str | None]] = [(f, None) for f in result.findings]
         if show_suppressed:
@@ -116,18 +117,41 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
             )
             source = sources.get(finding.path or "")
             if source is not None:
-                text = source.line_text(finding.span.line)
-                if text.strip():
-                    width = max(1, (finding.span.end_column - finding.span.column)
-                                if finding.span.end_line == finding.span.line else len(text) - finding.span.column + 1)
-                    lines.append(f"  | {text}")
-                    lines.append("  | " + " " * (finding.span.column - 1) + "^" + "~" * (width - 1))
+                key = (finding.path or "", finding.span.line)
+                if key not in line_cache:
+                    line_cache[key] = source.line_text(finding.span.line)
+                lines += excerpt(line_cache[key], finding.span)
             if finding.fix is not None:
                 lines.append(f"  {'修复' if lang.startswith('zh') else 'fix'}: {finding.fix.describe(lang)}")
             link = faq_url(kb, finding.rule.faq) or next(iter(finding_sources(finding, kb)), None)
             if link:
                 lines.append(f"  {'参见' if lang.startswith('zh') else 'see'}: {link}")
     return "\n".join(lines)
+
+
+WINDOW = 100
+"""Characters of a long source line shown around a finding's span (the rest is elided with "...")."""
+
+
+def excerpt(text: str, span) -> list[str]:
+    """The source line under a finding and its caret, as ``  | ...`` lines; [] for a blank line.
+
+    A line longer than WINDOW characters is cut to a window around the span (at most WINDOW plus the
+    span, itself capped at WINDOW), so a report's size grows with the number of findings, not with
+    findings x line length (3,000 findings on one 68 KB line once printed 312 MB)."""
+    if not text.strip():
+        return []
+    start = span.column - 1
+    width = max(1, (span.end_column - span.column) if span.end_line == span.line else len(text) - start)
+    width = min(width, WINDOW)
+    if len(text) <= WINDOW:
+        shown, offset = text, start
+    else:
+        left = max(0, min(start - WINDOW // 2, len(text) - WINDOW))
+        right = min(len(text), max(left + WINDOW, start + width))
+        shown = ("..." if left else "") + text[left:right] + ("..." if right < len(text) else "")
+        offset = start - left + (3 if left else 0)
+    return [f"  | {shown}", "  | " + " " * offset + "^" + "~" * (width - 1)]
 
 
 def summary(results: list[LintResult]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from functools import lru_cache
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
@@ -155,10 +156,17 @@ def _json_error_text(option) -> Text:
     return Text(en=error, zh=f"{option.spelled} 的值不是合法的 JSON：{detail}")
 
 
+
+@lru_cache(maxsize=4096)
+def _closest_option(candidate: str, names: tuple[str, ...]) -> list[str]:
+    """The closest known option name (difflib, cutoff 0.75), once per distinct misspelling and
+    release: a script repeating one unknown flag 10,000 times pays for one search."""
+    return difflib.get_close_matches(candidate, names, n=1, cutoff=0.75)
+
 @check(UNKNOWN_FLAG)
 def unknown_flag(scope: Scope):
     release = option_facts.facts(scope)
-    names = list(release.long_names) if release is not None else scope.kb.flag_names
+    names = tuple(release.long_names) if release is not None else tuple(scope.kb.flag_names)
     for option in scope.serve.all_options:
         if release is not None:
             if option_facts.resolve(release, option) is not None:
@@ -169,7 +177,7 @@ def unknown_flag(scope: Scope):
             continue
         written = option.spelled.split(".", 1)[0]
         candidate = "--" + written.lstrip("-").replace("_", "-")
-        close = difflib.get_close_matches(candidate, names, n=1, cutoff=0.75)
+        close = _closest_option(candidate, names)
         message = f"unknown option {written}"
         message_zh = f"未知参数 {written}"
         fix = None

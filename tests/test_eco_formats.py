@@ -126,3 +126,31 @@ def test_json_contract_unchanged_and_excludes_suppressed(script):
     data = json.loads(run(["--format", "json", script, *FIXED]).stdout)
     assert data and all(set(item) == CONTRACT for item in data)
     assert [i["line"] for i in data if i["rule"] == "QL206"] == [4]
+
+
+def test_text_report_of_many_findings_on_one_long_line_is_linear(tmp_path):
+    """3,000 unknown options on one line: each finding prints a window of the line, not the whole line."""
+    from qlint.linter.reporters import WINDOW
+
+    count = 3000
+    line = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 " + " ".join(f"--no-such-option-{i} 1" for i in range(count)) + "\n"
+    path = tmp_path / "long.sh"
+    path.write_text(line)
+    result = run([str(path), "--select", "QL102", "-q"])
+    findings = [row for row in result.output.splitlines() if " QL102 " in row]
+    assert len(findings) == count
+    source_rows = [row for row in result.output.splitlines() if row.startswith("  | ")]
+    assert source_rows and max(len(row) for row in source_rows) <= 2 * WINDOW + 20
+    assert len(result.output) < 600 * count  # was len(line) (~70 KB) per finding
+
+
+def test_excerpt_keeps_the_caret_under_the_span():
+    from qlint.linter.reporters import excerpt
+    from qlint.rules.plan import Span
+
+    text = "x" * 500 + "TARGET" + "y" * 500
+    shown, caret = excerpt(text, Span(1, 501, 1, 507))
+    column = caret.index("^")
+    assert shown[column : column + 6] == "TARGET" and caret.count("~") == 5
+    short_shown, short_caret = excerpt("vllm serve m --tp 3", Span(1, 15, 1, 19))
+    assert short_shown == "  | vllm serve m --tp 3" and short_caret.index("^") == 4 + 14
