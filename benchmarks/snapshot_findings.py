@@ -187,7 +187,8 @@ class Snapshot:
 
     def generated(self) -> None:
         import qlint.testing as qt
-        from qlint.linter.generate import GenerationError, generate_pd
+        from qlint.linter.generate import GenerationError
+        from qlint.linter.generate_nodes import generate_pd
 
         for config in qt.all_configs():
             deployment = qt.render(config)
@@ -206,8 +207,8 @@ class Snapshot:
                 continue
             stem = f"generated-pd/{config.model}-{config.hardware}-{'w8a8' if config.quantized else 'bf16'}-" \
                    f"{config.version}"
-            self.lint_group([f"{stem}/run_p.sh", f"{stem}/run_d.sh", f"{stem}/proxy.sh"],
-                            [pd.prefill.script, pd.decode.script, pd.proxy], config.hardware)
+            scripts = pd.scripts_in_order
+            self.lint_group([f"{stem}/{name}" for name, _ in scripts], [text for _, text in scripts], config.hardware)
 
     def document(self) -> dict:
         records = sorted(self.records, key=lambda r: json.dumps(r, sort_keys=True, ensure_ascii=False))

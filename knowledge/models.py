@@ -347,6 +347,17 @@ class Recipe(Cited):
     mtp_tokens: int = 0
     prefix_caching: bool | None = None
     enable_expert_parallel: bool = False
+    deployment: str | None = None
+    """``1P1D`` etc.: the row is one side of a prefill/decode deployment (``role``); None: one instance."""
+    role: Literal["mixed", "prefill", "decode"] = "mixed"
+    dp_local: int | None = Field(default=None, gt=0)
+    """DP ranks per node when the instance spans nodes (``nodes * dp_local == dp``)."""
+    kv_connector: str | None = None
+    gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1)
+    optimisations: list[Literal["flashcomm1", "shared_expert_overlap", "cpu_binding", "async_scheduling"]] = []
+    """The table's optimisation column (full-decode graphs are always on)."""
+    note: Text | None = None
+    """Why the generator does not take a value the table gives (a range, a choice, a release change)."""
 
 
 class RedundantSetting(Cited):

@@ -1,7 +1,8 @@
-"""``qlint generate``: write a launch script (or a 1P1D deployment) from the knowledge."""
+"""``qlint generate``: write a launch script, a multi-node or a PD deployment from the knowledge."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -18,11 +19,16 @@ from qlint.linter.cli_args import HARDWARE, check_version, fail
 @click.option("--vllm-ascend-version", "version", metavar="TAG", help="Release to target (default: latest stable).")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-@click.option("--pd", type=click.Choice(["1P1D"]), default=None,
-              help="Generate a prefill/decode disaggregated deployment (P and D scripts and the proxy).")
+@click.option("--pd", metavar="xPyD", default=None,
+              help="A prefill/decode disaggregated deployment, e.g. 1P1D: one script per node, the proxy, a README.")
+@click.option("--nodes", type=click.IntRange(1, 64), default=None,
+              help="One instance over N nodes: one script per node and a README.")
+@click.option("--prefill-nodes", type=click.IntRange(1, 64), default=None, help="Nodes per prefill instance (--pd).")
+@click.option("--decode-nodes", type=click.IntRange(1, 64), default=None, help="Nodes per decode instance (--pd).")
 @click.option("-o", "--output", type=click.Path(writable=True),
-              help="Write the script here (with --pd: a folder for run_p.sh, run_d.sh and proxy.sh).")
-def generate_command(model_id, hardware, scenario, quantized, version, port, output_format, pd, output):
+              help="Write the script here (with --pd or --nodes: a folder for the scripts and the README).")
+def generate_command(model_id, hardware, scenario, quantized, version, port, output_format, pd, nodes,
+                     prefill_nodes, decode_nodes, output):
     """Write a complete, commented launch script from the knowledge (it lints clean)."""
     from qlint.knowledge.base import load
     from qlint.linter.generate import GenerationError, generate
@@ -32,8 +38,13 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
         version, note = load().resolve_release(version)
         if note is not None:
             click.echo(f"note: {note.en}", err=True)
-    if pd is not None:
-        write_pd_deployment(model_id, hardware.lower(), quantized, version, output_format, output)
+    if (prefill_nodes or decode_nodes) and pd is None:
+        fail("qlint generate: --prefill-nodes / --decode-nodes need --pd")
+    if pd is not None and nodes is not None:
+        fail("qlint generate: use --pd or --nodes, not both (--prefill-nodes / --decode-nodes size a PD deployment)")
+    if pd is not None or (nodes or 1) > 1:
+        write_tree(model_id, hardware.lower(), scenario, quantized, version, output_format, output,
+                   pd, nodes, prefill_nodes, decode_nodes)
         return
     try:
         deployment = generate(load(), model_id, hardware.lower(), scenario, quantized, version, port=port)
@@ -45,34 +56,42 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
 
         Path(output).touch(exist_ok=True)
         write_atomic(output, text.encode("utf-8"))
+        if output_format != "json":
+            os.chmod(output, 0o755)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
 
 
-def write_pd_deployment(model_id, hardware, quantized, version, output_format, output):
-    """``--pd 1P1D``: the prefill and decode scripts and the proxy command."""
+def write_tree(model_id, hardware, scenario, quantized, version, output_format, output, pd, nodes,
+               prefill_nodes, decode_nodes):
+    """``--pd xPyD`` / ``--nodes N``: one script per node, the proxy, the README (scripts mode 0755)."""
     from qlint.knowledge.base import load
     from qlint.linter.fixer import write_atomic
-    from qlint.linter.generate import GenerationError, generate_pd
+    from qlint.linter.generate import GenerationError
+    from qlint.linter.generate_nodes import generate_nodes, generate_pd
 
     try:
-        deployment = generate_pd(load(), model_id, hardware, quantized, version)
+        if pd is not None:
+            deployment = generate_pd(load(), model_id, hardware, quantized, version, pd, prefill_nodes, decode_nodes)
+        else:
+            deployment = generate_nodes(load(), model_id, hardware, nodes, scenario, quantized, version)
     except GenerationError as error:
         fail(f"qlint generate: not supported: {error}")
-    files = {"run_p.sh": deployment.prefill.script, "run_d.sh": deployment.decode.script, "proxy.sh": deployment.proxy}
     if output_format == "json":
         click.echo(deployment.to_json())
         return
     if output:
         folder = Path(output)
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
+        for name, text in deployment.files.items():
             target = folder / name
             target.touch(exist_ok=True)
             write_atomic(str(target), text.encode("utf-8"))
-        click.echo(f"wrote {', '.join(str(folder / n) for n in files)}", err=True)
+            if name.endswith(".sh"):
+                os.chmod(target, 0o755)
+        click.echo(f"wrote {', '.join(str(folder / n) for n in deployment.files)}", err=True)
         return
-    for name, text in files.items():
+    for name, text in deployment.files.items():
         click.echo(f"# ===== {name} =====")
         click.echo(text, nl=False)

@@ -27,6 +27,7 @@ PD_TUTORIAL = "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce8
 
 if TYPE_CHECKING:
     from qlint.knowledge.models import Hardware, Model, ModelVariant, Recipe
+    from qlint.linter.topology import Instance, Share
 
 SCENARIOS = ("high-throughput", "low-latency", "long-context")
 FIT_FRACTION = 0.6
@@ -57,6 +58,14 @@ class Deployment:
     env: dict[str, str]
     script: str
     sources: list[str] = field(default_factory=list)
+    prefix_caching: bool | None = None
+    """True/False: the script turns prefix caching on/off (or leaves the release default, which is that)."""
+    gpu_memory_utilization: float = 0.9
+    optimisations: list[str] = field(default_factory=list)
+    kv_connector: str | None = None
+    dp_local: int | None = None
+    notes: list[str] = field(default_factory=list)
+    """Where a recipe value is not taken as written: why (English)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False)
@@ -71,11 +80,40 @@ def _variant(model: Model, quantized: bool) -> ModelVariant:
     return sorted(variants, key=lambda v: (not v.mtp_head, len(v.name)))[0]
 
 
-def _recipe(kb: KnowledgeBase, model: Model, hardware: str, scenario: str, quantization: str) -> Recipe | None:
+def _recipe(kb: KnowledgeBase, model: Model, hardware: str, scenario: str, quantization: str,
+            nodes: int = 1) -> Recipe | None:
+    """The tuning-table row for one instance of ``nodes`` nodes (PD rows are ``placement``'s)."""
     for recipe in kb.recipes_for(model.id, hardware):
-        if recipe.scenario == scenario and recipe.quantization == quantization and recipe.nodes == 1:
+        if (recipe.scenario == scenario and recipe.quantization == quantization and recipe.nodes == nodes
+                and recipe.deployment is None):
             return recipe
     return None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one script's engine sits in a multi-node or PD deployment (see ``linter/topology.py``)."""
+
+    instance: Instance
+    share: Share
+    recipe: Recipe | None = None
+    peer: Instance | None = None
+    """The other side of a PD pair (its TP/DP go into kv_connector_extra_config)."""
+    engine_id: int = 0
+
+
+OPTIMISATION_KEYS = {"flashcomm1": "enable_flashcomm1", "shared_expert_overlap": "multistream_overlap_shared_expert",
+                     "cpu_binding": "enable_cpu_binding"}
+"""The tuning tables' optimisation column as ``--additional-config`` keys (the 35B-A3B tutorial, 9.3)."""
+
+ADDRESS = "${LOCAL_IP:?set LOCAL_IP to the address of this node}"
+NIC = "${NIC_NAME:?set NIC_NAME to the network interface of LOCAL_IP}"
+
+
+def address_of(node: str) -> str:
+    """The placeholder a script writes for another node's address (set on every node, see the README)."""
+    name = node.upper() + "_IP"
+    return "${" + name + ":?set " + name + " to the address of node " + node + "}"
 
 
 def _power_of_two_tp(model: Model, variant: ModelVariant, hardware: Hardware) -> int:
@@ -135,9 +173,10 @@ def generate(
     version: str | None = None,
     port: int = 8000,
     role: str | None = None,
+    placement: Placement | None = None,
 ) -> Deployment:
-    """Build a single-node deployment and its script (``role`` "prefill"/"decode":
-    one side of a 1P1D PD deployment, see ``generate_pd``).
+    """Build one node's script: a single-node deployment, or (``placement``) one node of a
+    multi-node instance or PD side (``role`` "prefill"/"decode"; see ``generate_nodes``).
 
     Raises GenerationError for combinations the knowledge says are not
     supported (model on 310P before its first release there, weights that do
@@ -168,19 +207,25 @@ def generate(
         raise GenerationError(f"the knowledge has no maximum context length for {model.id}")
     model_limit: int = model.max_model_len
     variant = _variant(model, quantized)
-    recipe = _recipe(kb, model, hardware.id, scenario, variant.quantization)
+    if placement is not None:
+        role = None if placement.instance.role == "mixed" else placement.instance.role
+        recipe = placement.recipe or _recipe(kb, model, hardware.id, scenario, variant.quantization,
+                                             len(placement.instance.shares))
+    else:
+        recipe = _recipe(kb, model, hardware.id, scenario, variant.quantization)
     sources: list[str] = []
+    notes: list[str] = [recipe.note.en] if recipe is not None and recipe.note is not None else []
     if recipe is not None:
         tp, dp = recipe.tp, recipe.dp
-        max_num_seqs = recipe.max_num_seqs or 32
+        max_num_seqs = recipe.max_num_seqs or 4
         max_model_len = min(recipe.max_model_len or model_limit, model_limit)
         batched = recipe.max_num_batched_tokens or 8192
         mtp = recipe.mtp_tokens
         expert_parallel = recipe.enable_expert_parallel or model.moe
         sources += recipe.sources
     else:
-        tp = _power_of_two_tp(model, variant, hardware)
-        if scenario == "long-context" and hardware.id != "310p":
+        tp = _power_of_two_tp(model, variant, hardware) if placement is None else placement.instance.tp
+        if scenario == "long-context" and hardware.id != "310p" and placement is None:
             tp = max(tp, min(8, hardware.npus_per_node))
         dp = 1 if hardware.id == "310p" else max(1, hardware.npus_per_node // tp)
         max_num_seqs = {"high-throughput": 32, "low-latency": 4, "long-context": 8}[scenario]
@@ -189,6 +234,9 @@ def generate(
         mtp = 1 if hardware.id == "310p" else (3 if model.mtp_method and variant.mtp_head else 0)
         expert_parallel = model.moe
         sources.append(TUNING_TABLE)
+    if placement is not None:
+        tp, dp = placement.instance.tp, placement.instance.dp
+        expert_parallel = placement.instance.expert_parallel
     if hardware.id == "310p":
         max_model_len = min(max_model_len, 16384)
         max_num_seqs = min(max_num_seqs, 16)
@@ -207,9 +255,15 @@ def generate(
         if blocking:
             mtp = 0
             sources += [blocking[0].sources[0]]
-    batched = max(batched, max_num_seqs * (mtp + 1))
-    if tp * dp > hardware.npus_per_node:
-        raise GenerationError(f"TP {tp} x DP {dp} needs more than one {hardware.names[0]} node")
+            notes.append(f"MTP is left out: known defect {blocking[0].id} of vllm-ascend {version}")
+    if max_num_seqs * (mtp + 1) > batched:
+        notes.append(f"--max-num-batched-tokens raised to {max_num_seqs * (mtp + 1)}: it must hold max-num-seqs x "
+                     f"(MTP tokens + 1)")
+        batched = max_num_seqs * (mtp + 1)
+    share = placement.share if placement is not None else None
+    local = share.dp_local if share is not None else dp
+    if tp * local > hardware.npus_per_node:
+        raise GenerationError(f"TP {tp} x DP {local} needs more than one {hardware.names[0]} node")
     served = model.id.split("-")[0].lower()  # qwen3.5 / qwen3.6, as the tutorials name them
     sources += list(variant.sources[:1]) + list(model.sources[:1])
 
@@ -220,17 +274,30 @@ def generate(
     }
     if hardware.id != "310p":
         env["HCCL_OP_EXPANSION_MODE"] = "AIV"
-    if role is not None:
-        # NIC binding for the KV transfer between nodes (set NODE_IP / NIC_NAME before running)
-        env.update({"HCCL_IF_IP": "${NODE_IP:-192.0.2.10}", "GLOO_SOCKET_IFNAME": "${NIC_NAME:-eth0}",
-                    "TP_SOCKET_IFNAME": "${NIC_NAME:-eth0}", "HCCL_SOCKET_IFNAME": "${NIC_NAME:-eth0}"})
+    if role is not None or placement is not None:
+        # NIC binding for the traffic between nodes (set LOCAL_IP / NIC_NAME before running, see the README)
+        env.update({"HCCL_IF_IP": f'"{ADDRESS}"', "GLOO_SOCKET_IFNAME": f'"{NIC}"',
+                    "TP_SOCKET_IFNAME": f'"{NIC}"', "HCCL_SOCKET_IFNAME": f'"{NIC}"'})
+    if placement is not None:
+        port = placement.instance.port
     args: list[str] = [
         f"--host 0.0.0.0",
         f"--port {port}",
         f"--served-model-name {served}",
         f"--tensor-parallel-size {tp}",
     ]
-    if dp > 1:
+    multi_node = placement is not None and len(placement.instance.shares) > 1
+    if share is not None and placement is not None and (multi_node or dp > 1):
+        instance = placement.instance
+        if share.headless:
+            args.append("--headless")
+        args.append(f"--data-parallel-size {dp}")
+        args.append(f"--data-parallel-size-local {share.dp_local}")
+        if multi_node:
+            args.append(f"--data-parallel-start-rank {share.dp_start}")
+        args.append(f'--data-parallel-address "{instance.address}"')
+        args.append(f"--data-parallel-rpc-port {instance.rpc_port}")
+    elif dp > 1:
         args.append(f"--data-parallel-size {dp}")
     if hardware.id == "310p":
         expert_parallel = False  # TP only on Atlas inference products
@@ -242,12 +309,23 @@ def generate(
         args += ["--dtype float16"]
         if model.hybrid:
             args.append("--mamba-ssm-cache-dtype float16")
+    prefix_caching = recipe.prefix_caching if recipe is not None else None
+    if prefix_caching and role == "decode" and model.hybrid:  # not on a decode node (vllm-ascend #7944)
+        prefix_caching = False
+        notes.append("prefix caching is off on the decode node: hybrid models do not support it there "
+                     "(https://github.com/vllm-project/vllm-ascend/issues/7944)")
+    default_off = model.hybrid and kb.holds("vllm_hybrid_prefix_caching_default_off", known)
+    if prefix_caching is True:
+        args.append("--enable-prefix-caching")
+    elif prefix_caching is False and not default_off:
+        args.append("--no-enable-prefix-caching")
+    memory = recipe.gpu_memory_utilization if recipe is not None and recipe.gpu_memory_utilization else 0.9
     args += [
         f"--max-model-len {max_model_len}",
         f"--max-num-seqs {max_num_seqs}",
         f"--max-num-batched-tokens {batched}",
         "--trust-remote-code",
-        "--gpu-memory-utilization 0.9",
+        f"--gpu-memory-utilization {memory}",
     ]
     if mtp:
         args.append(
@@ -261,25 +339,35 @@ def generate(
         args.append("--enforce-eager")  # prefill runs whole prompts: no decode graph to capture
     else:
         args.append("--compilation-config " + _quote(compilation))
+    connector = (recipe.kv_connector if recipe is not None else None) or "MooncakeConnectorV1"
     if role is not None:
-        kv_port = 20000 + 1000 * hardware.npus_per_node + (0 if role == "prefill" else 100)
-        sizes = {"tp_size": tp, "dp_size": dp}
-        args.append("--kv-transfer-config " + _quote({
-            "kv_connector": "MooncakeConnectorV1",
-            "kv_role": "kv_producer" if role == "prefill" else "kv_consumer",
-            "kv_port": str(kv_port),
-            "kv_connector_extra_config": {"prefill": sizes, "decode": sizes},
-        }))
-        sources.append(PD_TUTORIAL)
+        kv_port = placement.instance.kv_port if placement is not None and placement.instance.kv_port else (
+            20000 + 1000 * hardware.npus_per_node + (0 if role == "prefill" else 100))
+        own = {"tp_size": tp, "dp_size": dp}
+        peer = placement.peer if placement is not None else None
+        other = {"tp_size": peer.tp, "dp_size": peer.dp} if peer is not None else own
+        transfer = {"kv_connector": connector, "kv_role": "kv_producer" if role == "prefill" else "kv_consumer",
+                    "kv_port": str(kv_port)}
+        if placement is not None and peer is not None and not kb.holds("kv_engine_id_made_unique", known):
+            transfer["engine_id"] = str(placement.engine_id)
+        transfer["kv_connector_extra_config"] = {"prefill": own if role == "prefill" else other,
+                                                 "decode": own if role == "decode" else other}
+        args.append("--kv-transfer-config " + _quote(transfer))
+        sources.append(PD_TUTORIAL if recipe is None or recipe.deployment is None else recipe.sources[0])
+    additional: dict = {}
     if role == "decode":
-        args.append("--additional-config " + _quote({"recompute_scheduler_enable": True}))
+        additional["recompute_scheduler_enable"] = True
+    applied = _optimisations(kb, recipe, known, additional, args, notes)
     if hardware.id == "310p" and not kb.holds("npugraph_ex_auto_off_on_310p", known):
-        args.append("--additional-config " + _quote({"ascend_compilation_config": {"enable_npugraph_ex": False}}))
+        additional["ascend_compilation_config"] = {"enable_npugraph_ex": False}
+    if additional:
+        args.append("--additional-config " + _quote(additional))
 
     image = f"quay.io/ascend/vllm-ascend:{version}{hardware.image_suffix}"
+    where = f" node {share.node}" if share is not None else ""
     header = [
         "#!/bin/bash",
-        f"# Generated by qlint generate: {variant.name} on {hardware.names[0]} ({scenario}).",
+        f"# Generated by qlint generate: {variant.name} on {hardware.names[0]} ({scenario}){where}.",
         f"# Image: {image}",
         f"# qlint: hardware={hardware.id} vllm-ascend={version}",
         "# Sources: " + "; ".join(dict.fromkeys(citation_url(s) for s in sources)),
@@ -305,54 +393,40 @@ def generate(
         env=env,
         script=script,
         sources=list(dict.fromkeys(sources)),
+        prefix_caching=True if prefix_caching else (False if prefix_caching is False else None),
+        gpu_memory_utilization=memory,
+        optimisations=applied,
+        kv_connector=connector if role is not None else None,
+        dp_local=share.dp_local if share is not None else None,
+        notes=notes,
     )
 
 
-@dataclass
-class PDDeployment:
-    """A 1P1D deployment: the prefill node's script, the decode node's, and the proxy command."""
+def _optimisations(kb: KnowledgeBase, recipe: Recipe | None, known: str, additional: dict, args: list[str],
+                   notes: list[str]) -> list[str]:
+    """Apply the recipe's optimisation column where the release has the switch; say why not elsewhere."""
+    from qlint.knowledge.releases import facts_for
 
-    prefill: Deployment
-    decode: Deployment
-    proxy: str
-
-    def to_json(self) -> str:
-        return json.dumps({"prefill": asdict(self.prefill), "decode": asdict(self.decode), "proxy": self.proxy},
-                          indent=2, ensure_ascii=False)
-
-
-def generate_pd(
-    kb: KnowledgeBase,
-    model_id: str,
-    hardware_id: str,
-    quantized: bool = True,
-    version: str | None = None,
-) -> PDDeployment:
-    """Build a 1P1D Mooncake deployment: one prefill node, one decode node, the proxy.
-
-    Both nodes use the single-node high-throughput sizing with internal DP (one
-    ``vllm serve`` per node), ``MooncakeConnectorV1`` with the same TP/DP on both
-    sides, kv_port above the transfer engine's random range, the recompute
-    scheduler on the decode node only, and the plain load-balancing proxy on the
-    prefill node (the Qwen3.5-27B/Qwen3.6-27B tutorial, section 5.2: ``PD_TUTORIAL``). Raises GenerationError
-    on Atlas inference products (no KV transfer on 310P) and wherever the
-    single-node sizing is refused.
-    """
-    hardware = kb.hardware_by_id(hardware_id)
-    if not hardware.supports_pd:
-        raise GenerationError(f"PD disaggregation is not supported on {hardware.names[0]} (no KV transfer there)")
-    prefill = generate(kb, model_id, hardware_id, "high-throughput", quantized, version, port=8100, role="prefill")
-    decode = generate(kb, model_id, hardware_id, "high-throughput", quantized, version, port=8200, role="decode")
-    proxy = "\n".join([
-        "#!/bin/bash",
-        f"# Generated by qlint generate: proxy for the 1P1D {prefill.variant} deployment (run on the prefill node).",
-        "# Sources: " + PD_TUTORIAL,
-        "python load_balance_proxy_server_example.py \\",
-        "  --host 0.0.0.0 \\",
-        "  --port 8000 \\",
-        "  --prefiller-hosts ${PREFILL_IP:-192.0.2.10} \\",
-        "  --prefiller-ports 8100 \\",
-        "  --decoder-hosts ${DECODE_IP:-192.0.2.20} \\",
-        "  --decoder-ports 8200",
-    ]) + "\n"
-    return PDDeployment(prefill, decode, proxy)
+    applied: list[str] = []
+    facts = facts_for(known)
+    for name in recipe.optimisations if recipe is not None else ():
+        if name == "async_scheduling":
+            if kb.holds("vllm_async_scheduling_default_on", known):
+                notes.append("async scheduling: the release turns it on by itself")
+            else:
+                args.append("--async-scheduling")
+            applied.append(name)
+            continue
+        key = OPTIMISATION_KEYS[name]
+        redundant = next((r for r in kb.redundant if r.kind == "additional-config" and r.setting == key), None)
+        if redundant is not None and kb.holds(redundant.behaviour, known):
+            notes.append(f"{name}: {redundant.note.en}")
+            applied.append(name)
+        elif name == "flashcomm1" and not kb.holds("flashcomm1_key_read", known):
+            notes.append(f"flashcomm1: vllm-ascend {known} no longer reads {key} (FlashComm1 was removed)")
+        elif facts is not None and key in facts.additional_config:
+            additional[key] = True
+            applied.append(name)
+        else:
+            notes.append(f"{name}: vllm-ascend {known} has no additional-config key {key}")
+    return applied

@@ -36,7 +36,7 @@ What the strategies draw:
   :class:`Violation` ``(script, rule)``. :data:`MUTATIONS` is the catalogue:
   one :class:`Mutation` per rule it covers (:func:`mutation_rules` lists them).
 * :func:`pd_pairs` -- the prefill, decode and proxy scripts of a 1P1D Mooncake PD
-  deployment from ``qlint.linter.generate.generate_pd`` (a :class:`PdPair`); they
+  deployment from ``qlint.linter.generate_nodes.generate_pd`` (a :class:`PdPair`); they
   lint clean together as one deployment.
 * :func:`shell_texts` -- shell-like text made of launch-script pieces, some of it
   broken on purpose, for fuzzing script readers.
@@ -639,7 +639,7 @@ def _violation(rule: str, applicable: tuple[LaunchConfig, ...]) -> st.SearchStra
 # -- PD pairs ---------------------------------------------------------------------
 
 class PdPair(NamedTuple):
-    """A 1P1D PD deployment from ``qlint.linter.generate.generate_pd``: the prefill node's
+    """A 1P1D PD deployment from ``qlint.linter.generate_nodes.generate_pd``: the prefill node's
     script (kv_producer), the decode node's (kv_consumer), the proxy, and the configuration."""
 
     prefill: str
@@ -650,10 +650,10 @@ class PdPair(NamedTuple):
 
 @lru_cache(maxsize=1024)
 def _pd_pair(config: LaunchConfig) -> PdPair:
-    from qlint.linter.generate import generate_pd
+    from qlint.linter.generate_nodes import generate_pd
 
     pd = generate_pd(_kb(), config.model, config.hardware, config.quantized, config.version)
-    return PdPair(pd.prefill.script, pd.decode.script, pd.proxy, config)
+    return PdPair(pd.side("prefill").script, pd.side("decode").script, pd.proxy, config)
 
 
 def pd_pairs(**filters) -> st.SearchStrategy[PdPair]:

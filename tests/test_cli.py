@@ -209,7 +209,8 @@ def test_generate_pd_writes_three_scripts_that_lint_clean_together(tmp_path):
     result = run(["generate", "--model", "Qwen3.6-27B", "--hardware", "a3", "--pd", "1P1D", "-o", str(folder)])
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["proxy.sh", "run_d.sh", "run_p.sh"]
+    assert names == ["README.md", "proxy.sh", "run_d.sh", "run_p.sh"]
+    assert all((folder / n).stat().st_mode & 0o777 == 0o755 for n in names if n.endswith(".sh"))
     assert run([str(folder)]).exit_code == 0
     refused = run(["generate", "--model", "Qwen3.6-27B", "--hardware", "310p", "--pd", "1P1D"])
     assert refused.exit_code == 2 and "not supported" in refused.output

@@ -85,21 +85,21 @@ def test_generated_capture_sizes_are_multiples_of_mtp_plus_one(combo):
 
 def test_pd_deployment_lints_clean_as_one_deployment():
     from qlint.linter.deployment import lint_deployment
-    from qlint.linter.generate import generate_pd
+    from qlint.linter.generate_nodes import generate_pd
 
     for model in ("Qwen3.6-27B", "Qwen3.5-27B", "Qwen3.6-35B-A3B"):
         for hardware in ("a2", "a3"):
             pd = generate_pd(KB, model, hardware)
-            results = lint_deployment([("p.sh", pd.prefill.script.encode()), ("d.sh", pd.decode.script.encode()),
-                                       ("proxy.sh", pd.proxy.encode())])
+            results = lint_deployment([(name, text.encode()) for name, text in pd.scripts_in_order])
             found = [(r.path, f.rule.id, f.message) for r in results for f in r.findings if f.level != "info"]
             assert not found, (model, hardware, found)
-            assert '"kv_role": "kv_producer"' in pd.prefill.script and '"kv_role": "kv_consumer"' in pd.decode.script
-            assert "recompute_scheduler_enable" in pd.decode.script and "recompute" not in pd.prefill.script
+            prefill, decode = pd.side("prefill").script, pd.side("decode").script
+            assert '"kv_role": "kv_producer"' in prefill and '"kv_role": "kv_consumer"' in decode
+            assert "recompute_scheduler_enable" in decode and "recompute" not in prefill
 
 
 def test_pd_refused_on_310p():
-    from qlint.linter.generate import generate_pd
+    from qlint.linter.generate_nodes import generate_pd
 
     with pytest.raises(GenerationError, match="not supported on Atlas inference products"):
         generate_pd(KB, "Qwen3.6-27B", "310p")
