@@ -715,6 +715,7 @@ class ExtractedEnv(Loose):
     default: str | None = None
     deprecated: bool = False
     deprecated_source: str | None = None
+    direct: bool = False  # read with os.getenv outside envs.py
 
     @field_validator("source")
     @classmethod

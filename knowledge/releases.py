@@ -177,6 +177,17 @@ def release_index() -> dict[str, Any]:
     return _read_json("release_index.json")[1]
 
 
+@lru_cache(maxsize=32)
+def vllm_option_sources(version: str) -> dict[str, str]:
+    """Option name -> where vLLM ``version`` defines it (field, else add_argument); {} without data.
+    Read for a finding about an option of another release, so the JSON is not validated here."""
+    try:
+        options = _read_json(f"vllm/{version}.json")[1]["options"]
+    except (KnowledgeError, KeyError, TypeError):
+        return {}
+    return {item["name"]: item.get("field_source") or item["source"] for item in options}
+
+
 def known_releases() -> list[str]:
     return [item["release"] for item in release_index()["releases"]]
 

@@ -186,7 +186,9 @@ def unknown_flag(scope: Scope):
             message_zh += f"；是否想写 {close[0]}？"
             fix = Fix(Text(en=f"rename to {close[0]}", zh=f"改名为 {close[0]}"),
                       kit.replace(option.name_span, close[0] + option.spelled[len(written):]), "unsafe")
-        yield Finding(UNKNOWN_FLAG, Text(en=message, zh=message_zh), option.name_span, fix)
+        cited = option_facts.parser_source(release) if release is not None else None
+        yield Finding(UNKNOWN_FLAG, Text(en=message, zh=message_zh), option.name_span, fix,
+                      sources=(cited,) if cited else None)
 
 
 def _type_ok(kind: str, value) -> bool:

@@ -116,8 +116,10 @@ def _from_release_data(scope: Scope, facts):
                            zh=f"{name} 不是 {where_zh} 的参数（vLLM {', '.join(versions[-3:])} 有该参数）；"
                            "会以 “unrecognized arguments” 退出")
             advice = Text(en=f"remove {name}", zh=f"删除 {name}")
+        defined = option_facts.option_source(option.name, newer[0] if newer else older[-1])
+        cited = tuple(s for s in (defined, option_facts.parser_source(facts), facts.vllm_source) if s)
         yield Finding(FLAG_RELEASE, message, option.name_span, Fix(advice, kit.drop_option(option), "unsafe"),
-                      sources=(facts.vllm_source,) if facts.vllm_source else None)
+                      sources=cited or None)
 
 
 @check(FLAG_RELEASE)

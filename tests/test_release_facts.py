@@ -269,3 +269,86 @@ def test_extract_vllm_reads_a_small_release_statically(tmp_path):
     assert data["env_vars"] == [{"name": "VLLM_X", "source": "https://github.com/vllm-project/vllm/blob/v9.9.9/vllm/envs.py#L2",
                                  "default": '"1"'}]
     assert any(v["message"].startswith("bad max_model_len") for v in data["validations"])
+
+
+# -- the hand-kept tables checked against the sources -----------------------------------
+
+def test_hand_kept_flag_table_agrees_with_the_extracted_parsers():
+    import tomllib
+    from packaging.version import Version
+
+    index = release_index()
+    pairs = {item["release"]: item["vllm_data"] for item in index["releases"]}
+    options = index["options"]
+    table = tomllib.loads((DATA / "serve_flags.toml").read_text())["flag"]
+    problems = []
+    for flag in table:
+        name, added, removed = flag["name"], flag.get("added_in"), flag.get("removed_in")
+        if name == "--help":
+            continue  # argparse's own
+        if not added and not removed and "0.23.0" not in options.get(name, ()):
+            problems.append(f"{name} is not an option of vLLM 0.23.0")
+        if added:
+            first = pairs[added]
+            older = [v for v in index["vllm"] if Version(v) < Version(first)]
+            if first not in options.get(name, ()) or (older and older[-1] in options.get(name, ())):
+                problems.append(f"{name} added_in {added}: the parsers have it in {options.get(name)}")
+        if removed and pairs[removed] in options.get(name, ()):
+            problems.append(f"{name} removed_in {removed}: vLLM {pairs[removed]} still has it")
+    assert not problems, problems
+
+
+def test_hand_kept_vllm_sub_config_keys_exist_at_vllm_0_23_0():
+    import tomllib
+
+    facts = facts_for("v0.23.0")
+    for table in tomllib.loads((DATA / "sub_configs.toml").read_text())["sub_config"]:
+        if table["flag"] not in facts.sub_configs:
+            continue  # --additional-config: vllm-ascend's, checked per tag
+        sub = facts.sub_configs[table["flag"]]
+        for key in table["keys"]:
+            if key.get("removed_in") or key.get("added_in"):
+                continue
+            level, found = sub.keys, None
+            for part in key["key"].split("."):
+                found = level.get(part) if level is not None else None
+                level = found.keys if found is not None else None
+            assert found is not None, f"{table['flag']} {key['key']}"
+
+
+def test_a_field_every_value_of_which_is_refused_is_unknown():
+    # SpeculativeConfig.tensor_parallel_size: "not a valid argument in the speculative_config"
+    text = f"""{MODEL} --speculative-config '{{"method": "mtp", "num_speculative_tokens": 1, "tensor_parallel_size": 2}}'\n"""
+    for version in ("v0.23.0", "v0.25.1rc1"):
+        assert errors(text, version, "QL105"), version
+
+
+def test_hand_kept_env_table_agrees_with_the_extracted_env_reads():
+    """env_vars.toml's removed_in for vLLM / vllm-ascend variables matches envs.py (and direct os.getenv
+    reads) of every release; a variable it lists without removed_in is still read on main."""
+    import tomllib
+
+    from qlint.knowledge.base import parse_version
+
+    releases = known_releases()
+    problems = []
+    for record in tomllib.loads((DATA / "env_vars.toml").read_text())["env"]:
+        owner, name, removed = record["owner"], record["name"], record.get("removed_in")
+        if owner not in ("vllm", "vllm-ascend"):
+            continue
+        def reads(tag):
+            facts = facts_for(tag)
+            return name in (facts.ascend_env if owner == "vllm-ascend" else facts.vllm_env)
+        def defined(tag):  # in envs.py (a direct os.getenv may only warn that it is ignored now)
+            facts = facts_for(tag)
+            table = facts.ascend_env if owner == "vllm-ascend" else facts.vllm_env
+            return name in table and not table[name].get("direct")
+        present = [tag for tag in releases if reads(tag)]
+        if not present:
+            problems.append(f"{name}: read by no release")
+        elif removed is None and "main" not in present:
+            problems.append(f"{name}: not read on main, but no removed_in")
+        elif removed is not None and owner == "vllm-ascend" and any(
+                parse_version(tag) >= parse_version(removed) for tag in releases if defined(tag)):
+            problems.append(f"{name}: removed_in {removed}, still read at {present[-1]}")
+    assert not problems, problems

@@ -263,6 +263,27 @@ def _constant(tree: GitTree, name: str) -> str | None:
     return None
 
 
+_DIRECT_ENV = re.compile(r"""os\.(?:getenv|environ\.get)\(\s*["']([A-Z][A-Z0-9_]+)["']|os\.environ\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]""")
+
+
+def direct_env_reads(tree: GitTree, known: set[str]) -> list[dict]:
+    """Variables vllm_ascend reads with os.getenv / os.environ outside envs.py (``EXPERT_MAP_RECORD``)."""
+    found: dict[str, dict] = {}
+    for path in tree.paths("vllm_ascend/"):
+        if not path.endswith(".py") or path == "vllm_ascend/envs.py":
+            continue
+        text = tree.text(path) or ""
+        if "os." not in text:
+            continue
+        for match in _DIRECT_ENV.finditer(text):
+            name = match.group(1) or match.group(2)
+            if name in known or name in found:
+                continue
+            line = text[: match.start()].count("\n") + 1
+            found[name] = {"name": name, "source": tree.url(path, line), "direct": True}
+    return [found[name] for name in sorted(found)]
+
+
 def extract_ascend(repo: str, rev: str) -> dict[str, Any]:
     probe = GitTree(repo, rev)
     pin = rev if rev.startswith("v") else probe.commit
@@ -272,6 +293,7 @@ def extract_ascend(repo: str, rev: str) -> dict[str, Any]:
     if vllm_tag is None:
         unread.append("Dockerfile: no ARG VLLM_TAG")
     env_vars = read_env_vars(tree, "vllm_ascend/envs.py", unread)
+    env_vars += direct_env_reads(tree, {record["name"] for record in env_vars})
     return {
         "schema": SCHEMA,
         "project": "vllm-ascend",

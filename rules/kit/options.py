@@ -188,16 +188,35 @@ class SubConfigSpec:
         self.sources = (source,) + ((closed_source,) if closed_source and closed_source != source else ())
 
 
+_SET_AT_ALL = re.compile(r"^self\.(\w+) is not None$")
+
+
+def rejected_keys(release: ReleaseFacts, cls: str) -> set[str]:
+    """Fields of ``cls`` whose every value is refused by a startup check, e.g. SpeculativeConfig's
+    ``if self.tensor_parallel_size is not None: raise ValueError("... is not a valid argument ...")``."""
+    found = set()
+    for record in release.validations:
+        if record.get("class") != cls or "not a valid" not in record.get("message", ""):
+            continue
+        match = _SET_AT_ALL.match(record.get("condition") or "")
+        if match:
+            found.add(match.group(1))
+    return found
+
+
 def sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
     """The release's JSON sub-config of option ``name`` with dotted keys (``pass_config.fuse_norm_quant``)."""
     sub = release.sub_configs.get(name)
     if sub is None:
         return None
     keys: list[KeySpec] = []
+    rejected = rejected_keys(release, sub.cls)
 
     def walk(table, prefix: str) -> None:
         for key, fact in table.items():
             dotted = prefix + key
+            if dotted in rejected:
+                continue  # a field that any value makes a startup error: as good as unknown
             spec = KeySpec(dotted, fact)
             if fact.keys:
                 spec.type = "dict"
@@ -297,3 +316,15 @@ def additional_config_spec(release: ReleaseFacts, table):
             kind = record.type  # read through a helper or without a default: the hand-kept type
         keys.append(_TypedKey(record, kind))
     return _ReleaseAdditional(table, keys)
+
+
+def option_source(name: str, version: str) -> str | None:
+    """Where vLLM ``version`` defines option ``name`` (its field, else the add_argument call)."""
+    from qlint.knowledge.releases import vllm_option_sources
+
+    return vllm_option_sources(version).get(name)
+
+
+def parser_source(release: ReleaseFacts) -> str | None:
+    """The release's FlexibleArgumentParser (what rejects an unknown option)."""
+    return release.parser.get("class_source")
