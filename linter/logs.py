@@ -414,11 +414,11 @@ def _script_section(match: LogMatch, result: LintResult, lang: str, shown: set[i
             out.append(f"{head} {labels['shown']}")
             continue
         shown.add(id(finding))
-        out.append(f"{head} {finding.message}")
+        out.append(f"{head} {finding.text(lang)}")
         if finding.fix is None:
             continue
-        unsafe = labels["unsafe"] if finding.fix.safety == "unsafe" else ""
-        out.append(f"    {labels['fix']}: {finding.fix.description}{unsafe}")
+        colon = "：" if lang.lower().startswith("zh") else ": "
+        out.append(f"    {finding.fix.label(lang.lower())}{colon}{finding.fix.describe(lang.lower())}")
         if finding.fix.edits and path == result.path and result.source is not None:
             diff = _diff(result.path, result.source.text, finding.fix)
             if diff:

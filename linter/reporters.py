@@ -4,7 +4,9 @@ SARIF and GitHub workflow commands live in ``sarif.py`` and ``github.py``.
 
 JSON contract (other tools depend on it): an array with one object per finding:
 ``path, line, column, end_line, end_column`` (1-based), ``rule``, ``name``,
-``severity``, ``message``, ``fix`` (null or ``{"description", "replacement"}``),
+``severity``, ``message``, ``fix`` (null or ``{"description", "replacement", "applicable", "safety"}``:
+``applicable`` false means advice that ``--fix``/``--unsafe-fixes`` cannot apply; ``safety`` is
+``safe`` (``--fix``) or ``unsafe`` (``--unsafe-fixes``)),
 ``sources`` (list of str: public https URLs pinned to a tag or a commit, those at the release the
 finding was checked at first), ``faq`` (null or URL). ``[]`` when clean.
 """
@@ -55,7 +57,8 @@ def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
     """One finding as the JSON contract's object."""
     fix = None
     if finding.fix is not None:
-        fix = {"description": finding.fix.describe(lang), "replacement": finding.fix.replacement}
+        fix = {"description": finding.fix.describe(lang), "replacement": finding.fix.replacement,
+               "applicable": finding.fix.applicable, "safety": finding.fix.safety}
     return {
         "path": finding.path,
         "line": finding.span.line,
@@ -122,10 +125,11 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
                     line_cache[key] = source.line_text(finding.span.line)
                 lines += excerpt(line_cache[key], finding.span)
             if finding.fix is not None:
-                lines.append(f"  {'修复' if lang.startswith('zh') else 'fix'}: {finding.fix.describe(lang)}")
+                colon = "：" if lang.startswith("zh") else ": "
+                lines.append(f"  {finding.fix.label(lang)}{colon}{finding.fix.describe(lang)}")
             link = faq_url(kb, finding.rule.faq) or next(iter(finding_sources(finding, kb)), None)
             if link:
-                lines.append(f"  {'参见' if lang.startswith('zh') else 'see'}: {link}")
+                lines.append(f"  {'参见：' if lang.startswith('zh') else 'see: '}{link}")
     return "\n".join(lines)
 
 

@@ -82,6 +82,9 @@ def _result(finding: Finding, index: dict[str, int], reason: str | None, suppres
     }
     if sources is not None:
         result["properties"] = {"sources": sources}
+    if finding.fix is not None and not finding.fix.applicable:
+        # advice --fix cannot apply: a property, never a SARIF fix (code scanning offers fixes to apply)
+        result.setdefault("properties", {})["advice"] = finding.fix.describe(lang)
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [{
             "description": {"text": finding.fix.describe(lang)

@@ -135,6 +135,21 @@ class Fix:
         return self.description_zh if lang.startswith("zh") and self.description_zh else self.description
 
     @property
+    def applicable(self) -> bool:
+        """True when ``--fix`` (safe) or ``--unsafe-fixes`` (unsafe) applies it: it has edits.
+        A fix without edits is advice, printed as ``advice:``, never as ``fix:``."""
+        return bool(self.edits)
+
+    def label(self, lang: str = "en") -> str:
+        """How a reporter introduces it: ``fix``, ``fix (unsafe)`` or ``advice`` (in ``lang``)."""
+        zh = lang.startswith("zh")
+        if not self.edits:
+            return "建议" if zh else "advice"
+        if self.safety == "unsafe":
+            return "修复（不安全，需 --unsafe-fixes）" if zh else "fix (unsafe, --unsafe-fixes)"
+        return "修复" if zh else "fix"
+
+    @property
     def replacement(self) -> str | None:
         """The new text of the finding's span when the fix is one edit, else None."""
         return self.edits[0].text if len(self.edits) == 1 else None

@@ -100,17 +100,19 @@ DRAFT_EAGER = RuleMeta(
     groups=("graph-capture", "speculative"),
     severity="info",
     requires=("speculative", "cudagraph_mode"),
-    fix="safe",
+    fix="unsafe",
     title=Text(en="The speculative draft does not say whether it runs eager",
                zh="推测解码的草稿模型未声明是否以 eager 方式运行"),
     why=Text(
         en="Without an enforce_eager key in --speculative-config the draft (MTP) model inherits the main "
         "model's graph mode. vLLM accepts either; every MTP launch command in the Qwen3.5/3.6 tutorials "
         "sets \"enforce_eager\": true so only the main model is captured, which keeps capture time and "
-        "graph memory down. This is a note, not an error; an explicit false is respected.",
+        "graph memory down. This is a note, not an error; an explicit false is respected. The fix is unsafe "
+        "(--unsafe-fixes): it changes how the draft runs.",
         zh="--speculative-config 中没有 enforce_eager 键时，草稿（MTP）模型沿用主模型的图模式。"
         "vLLM 两种写法都接受；Qwen3.5/3.6 教程里每条 MTP 启动命令都写了 \"enforce_eager\": true，"
-        "只捕获主模型，以减少捕获时间和图内存。这只是提示而非错误；显式写 false 时不提示。",
+        "只捕获主模型，以减少捕获时间和图内存。这只是提示而非错误；显式写 false 时不提示。该修复不安全"
+        "（需 --unsafe-fixes）：它会改变草稿模型的运行方式。",
     ),
     sources=(
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/speculative.py#L77-L78",
@@ -270,8 +272,10 @@ def draft_eager(scope: Scope):
             "教程中设置了 \"enforce_eager\": true（vLLM 两种写法都接受）",
         ),
         option.value.span if option is not None and option.value is not None else scope.serve.span,
-        Fix(Text(en='add "enforce_eager": true to --speculative-config',
-                 zh='在 --speculative-config 中加入 "enforce_eager": true'), edits),
+        # unsafe: the draft stops being captured and runs eager, which changes its speed and graph memory
+        Fix(Text(en='add "enforce_eager": true to --speculative-config (the draft then runs eager)',
+                 zh='在 --speculative-config 中加入 "enforce_eager": true（草稿模型随后以 eager 方式运行）'), edits,
+            safety="unsafe"),
     )
 
 

@@ -46,19 +46,26 @@ EP_DENSE = RuleMeta(
     id="QL202",
     name="ep-on-dense-model",
     groups=("parallelism",),
-    severity="warning",
+    severity="error",
     requires=("expert_parallel", "moe", "model"),
     fix="safe",
-    title=Text(en="Expert parallel on a dense model does nothing", zh="稠密模型开启专家并行没有作用"),
+    title=Text(en="Expert parallel on a dense model: vLLM refuses to start",
+               zh="稠密模型开启专家并行：vLLM 拒绝启动"),
     why=Text(
-        en="A dense model has no expert layers, so --enable-expert-parallel changes nothing; it usually "
-        "means a MoE recipe was copied onto a dense model and the rest of that recipe may not fit either.",
-        zh="稠密模型没有专家层，--enable-expert-parallel 不会产生任何效果；这通常说明把 MoE 模型的配置"
-        "照搬到了稠密模型上，配置的其余部分也可能不合适。",
+        en="When --enable-expert-parallel is set, vLLM checks the model while building its configuration and stops "
+        "with 'Number of experts in the model must be greater than 0 when expert parallelism is enabled' if the "
+        "model has no experts. Every vLLM release from 0.9.0 to 0.27.1 does this. The flag usually comes from a "
+        "MoE recipe copied onto a dense model, so check the rest of that recipe too.",
+        zh="设置 --enable-expert-parallel 后，vLLM 在构建配置时会检查模型；模型没有专家时，它以 "
+        "“Number of experts in the model must be greater than 0 when expert parallelism is enabled” 报错退出。"
+        "vLLM 0.9.0 到 0.27.1 的每个版本都如此。这个参数通常来自照搬到稠密模型上的 MoE 配置，"
+        "因此也请检查该配置的其余部分。",
     ),
     sources=(
-        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/parallel.py#L154-L155",
+        "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1197-L1198",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1137-L1142",
+        "https://github.com/vllm-project/vllm/blob/v0.17.0/vllm/config/model.py#L998-L1003",
+        "https://github.com/vllm-project/vllm/blob/v0.27.1/vllm/config/model.py#L1262-L1267",
         "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L3-L9",
     ),
     examples=(
@@ -76,6 +83,7 @@ NPUS_PER_NODE = RuleMeta(
     groups=("parallelism",),
     severity="error",
     requires=("tp", "dp_local", "pp", "hardware"),
+    optional=("attention_heads", "kv_heads", "expert_parallel", "routed_experts", "dp"),
     title=Text(en="TP x local DP needs more NPUs than the node has", zh="TP 与本地 DP 的乘积超过节点 NPU 数"),
     why=Text(
         en="Every local DP rank owns TP x PP NPUs of this node. When the product exceeds the node's NPUs "
@@ -155,7 +163,7 @@ TP_HEADS = RuleMeta(
     groups=("parallelism",),
     severity="error",
     requires=("tp", "attention_heads", "model_label"),
-    optional=("kv_heads",),
+    optional=("kv_heads", "hardware", "pp", "dp_local", "dp", "expert_parallel", "routed_experts"),
     title=Text(en="TP does not divide the model's attention heads", zh="TP 不能整除模型的注意力头数"),
     why=Text(
         en="Tensor parallelism gives each rank an equal share of attention heads; vLLM refuses a TP size "
@@ -229,8 +237,10 @@ def ep_dense(scope: Scope):
         yield Finding(
             EP_DENSE,
             Text(
-                en=f"--enable-expert-parallel has no effect: {model} is a dense model without expert layers",
-                zh=f"--enable-expert-parallel 不起作用：{model} 是没有专家层的稠密模型",
+                en=f"--enable-expert-parallel on {model}, a dense model without experts: vLLM stops at startup with "
+                "'Number of experts in the model must be greater than 0 when expert parallelism is enabled'",
+                zh=f"{model} 是没有专家的稠密模型，却设置了 --enable-expert-parallel：vLLM 启动时以 "
+                "'Number of experts in the model must be greater than 0 when expert parallelism is enabled' 报错退出",
             ),
             option.span,
             Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"), kit.drop_option(option)),
@@ -268,13 +278,68 @@ def npus_per_node(scope: Scope):
                 f"但一个 {hardware.names[0]} 节点只有 {hardware.npus_per_node} 张",
             ),
             kit.option_span(scope.serve, "--data-parallel-size-local", "--data-parallel-size", "--tensor-parallel-size"),
-            Fix(Text(
-                en=f"lower DP(local) to {max(1, hardware.npus_per_node // (tp * pp))} or spread DP over nodes "
-                "with --data-parallel-size-local",
-                zh=f"把 DP(local) 降到 {max(1, hardware.npus_per_node // (tp * pp))}，或通过 "
-                "--data-parallel-size-local 把 DP 分布到多个节点",
-            )),
+            _node_advice(scope, tp, dp_local, pp, hardware.npus_per_node),
         )
+
+
+def _node_advice(scope: Scope, tp: int, dp_local: int, pp: int, npus: int) -> Fix:
+    """QL203's advice: fewer local DP ranks when one rank fits the node, else a smaller TP that
+    the head and expert checks accept (``tp_choices``), else more nodes."""
+    if tp * pp <= npus:
+        local = npus // (tp * pp)
+        return Fix(Text(
+            en=f"lower DP(local) to {local} (--data-parallel-size-local {local}) and run the other DP ranks on "
+            "more nodes",
+            zh=f"把 DP(local) 降到 {local}（--data-parallel-size-local {local}），其余 DP rank 放到更多节点上运行",
+        ))
+    choices = [c for c in tp_choices(scope, npus // pp, dp_local=1) if c < tp]
+    if choices:
+        best = choices[-1]
+        return Fix(Text(
+            en=f"lower --tensor-parallel-size to {best} (TP {tp}{f' x PP {pp}' if pp > 1 else ''} alone needs "
+            f"{tp * pp} of the node's {npus} NPUs), or spread the model over nodes with --nnodes",
+            zh=f"把 --tensor-parallel-size 降到 {best}（仅 TP {tp}{f' x PP {pp}' if pp > 1 else ''} 就需要 "
+            f"{tp * pp} 张 NPU，而节点只有 {npus} 张），或通过 --nnodes 把模型分布到多个节点",
+        ))
+    return Fix(Text(
+        en=f"TP {tp}{f' x PP {pp}' if pp > 1 else ''} alone needs {tp * pp} NPUs: spread the model over nodes "
+        "with --nnodes",
+        zh=f"仅 TP {tp}{f' x PP {pp}' if pp > 1 else ''} 就需要 {tp * pp} 张 NPU：通过 --nnodes 把模型分布到多个节点",
+    ))
+
+
+def _fact(scope: Scope, name: str):
+    known = scope.known(name)
+    return known.value if known is not None else None
+
+
+def tp_choices(scope: Scope, limit: int | None = None, dp_local: int | None = None) -> list[int]:
+    """TP sizes (2 .. ``limit``, default: the node's NPUs or 16) that every TP check accepts for
+    this command: they divide the attention heads (QL206), divide the KV heads or are a multiple
+    of them (QL206), fit the node with the command's PP and local DP (QL203), and with
+    --enable-expert-parallel give an EP size TP x DP that divides the routed experts (QL207).
+    Facts the script does not fix are not judged."""
+    heads, kv_heads = _fact(scope, "attention_heads"), _fact(scope, "kv_heads")
+    pp = _fact(scope, "pp") or 1
+    local = dp_local if dp_local is not None else (_fact(scope, "dp_local") or 1)
+    hardware_id = _fact(scope, "hardware")
+    node = scope.kb.hardware_by_id(hardware_id) if hardware_id else None
+    if limit is None:
+        limit = node.npus_per_node if node is not None else 16
+    experts = _fact(scope, "routed_experts") if _fact(scope, "expert_parallel") else None
+    dp = _fact(scope, "dp") or 1
+    out = []
+    for tp in range(2, limit + 1):
+        if heads and heads % tp:
+            continue
+        if kv_heads and (kv_heads % tp if tp <= kv_heads else tp % kv_heads):
+            continue
+        if node is not None and tp * pp * local > node.npus_per_node:
+            continue
+        if experts and (tp * dp) > 1 and experts % (tp * dp):
+            continue
+        out.append(tp)
+    return out
 
 
 @check(VISIBLE_DEVICES)
@@ -380,6 +445,10 @@ def dp_first(scope: Scope):
     )
 
 
+def kv_heads_of(scope: Scope) -> int | None:
+    return _fact(scope, "kv_heads")
+
+
 def _divisors_near(total: int, limit: int = 16) -> list[int]:
     return [d for d in range(2, limit + 1) if total % d == 0]
 
@@ -392,8 +461,9 @@ def tp_heads(scope: Scope):
     if not heads or tp <= 1:
         return
     span = kit.span_of(scope.serve, "--tensor-parallel-size")
+    choices = ", ".join(str(d) for d in tp_choices(scope)[:4])
+    advice_en, advice_zh = (f" (e.g. {choices})", f"（如 {choices}）") if choices else ("", "")
     if heads % tp:
-        choices = ", ".join(str(d) for d in _divisors_near(heads)[:4])
         yield Finding(
             TP_HEADS,
             Text(
@@ -401,8 +471,11 @@ def tp_heads(scope: Scope):
                 zh=f"--tensor-parallel-size {tp} 不能整除 {label} 的 {heads} 个注意力头",
             ),
             span,
-            Fix(Text(en=f"use a TP size that divides {heads} (e.g. {choices})",
-                     zh=f"使用能整除 {heads} 的 TP 大小（如 {choices}）"), safety="unsafe"),
+            Fix(Text(en=f"use a TP size that divides {heads}"
+                     + (f" and fits the {kv_heads_of(scope)} KV heads" if kv_heads_of(scope) else "") + advice_en,
+                     zh=f"使用能整除 {heads}"
+                     + (f"、并与 {kv_heads_of(scope)} 个 KV 头相容" if kv_heads_of(scope) else "") + f"的 TP 大小{advice_zh}"),
+                safety="unsafe"),
         )
         return
     kv = scope.known("kv_heads")
@@ -415,8 +488,10 @@ def tp_heads(scope: Scope):
                 zh=f"--tensor-parallel-size {tp} 与 {label} 的 {kv_heads} 个 KV 头互不整除",
             ),
             span,
-            Fix(Text(en=f"use a TP size that divides {kv_heads} or is a multiple of it",
-                     zh=f"使用能整除 {kv_heads} 或是其整数倍的 TP 大小"), safety="unsafe"),
+            Fix(Text(en=f"use a TP size that divides both {heads} and {kv_heads}, or a multiple of {kv_heads} "
+                     f"that divides {heads}{advice_en}",
+                     zh=f"使用同时整除 {heads} 与 {kv_heads} 的 TP 大小，或能整除 {heads} 的 {kv_heads} 的整数倍{advice_zh}"),
+                safety="unsafe"),
         )
 
 

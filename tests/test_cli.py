@@ -21,7 +21,9 @@ def test_findings_exit_1_and_text_format(tmp_path):
     assert result.exit_code == 1
     line = next(l for l in result.output.splitlines() if "QL206" in l)
     assert line.startswith(f"{path}:2:61: error QL206 [tp-divides-heads] ")
-    assert "  fix: " in result.output
+    after = result.output.split("QL206", 1)[1].splitlines()
+    assert any(l.startswith("  advice: use a TP size") for l in after[:5])  # --fix cannot choose a TP
+    assert "  fix: add --quantization ascend" in result.output  # QL508: --fix adds it
 
 
 def test_clean_script_exits_0(tmp_path):
@@ -40,7 +42,8 @@ def test_json_contract(tmp_path):
     assert (item["line"], item["column"]) == (2, 61)
     assert item["end_column"] == 62
     assert item["severity"] == "error" and item["sources"]
-    assert item["fix"] is None or set(item["fix"]) == {"description", "replacement"}
+    assert set(item["fix"]) == {"description", "replacement", "applicable", "safety"}
+    assert item["fix"]["applicable"] is False  # QL206 advises a TP size; --fix cannot choose one
 
 
 def test_json_empty_array_when_clean(tmp_path):
