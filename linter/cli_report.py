@@ -11,22 +11,22 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
     from qlint.linter.reporters import render_json, render_text, summary
     from qlint.linter.reporters import statistics as count_per_rule
 
+    from qlint.linter.notes import assumed_release, no_engine, no_hardware, note_label
+
+    label = note_label(lang)
     assumed = sorted({r.assumed_version for r in results if r.assumed_version})
     if assumed and not quiet and output_format in ("text", "github"):
-        click.echo(f"note: no vllm-ascend version given or found in the script; assuming {assumed[0]} "
-                   "(latest stable)", err=True)
+        click.echo(f"{label}: {assumed_release(assumed[0]).get(lang)}", err=True)
     if not quiet:  # an unknown release: said once per run, whatever the format (stderr)
         for note in dict.fromkeys(r.release_note.get(lang) for r in results if r.release_note):
-            click.echo(f"{'注意' if lang.startswith('zh') else 'note'}: {note}", err=True)
+            click.echo(f"{label}: {note}", err=True)
     if not quiet and output_format in ("text", "github"):
-        from qlint.linter.notes import no_engine, no_hardware
-
         for result in results:
             if result.found and result.error is None:
-                click.echo(f"note: {no_engine(result.path, result.found).get(lang)}", err=True)
+                click.echo(f"{label}: {no_engine(result.path, result.found).get(lang)}", err=True)
         unknown = [result.path for result in results if result.hardware_unknown]
         if unknown:
-            click.echo(f"note: {no_hardware(unknown).get(lang)}", err=True)
+            click.echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
     if output_format == "json":
         click.echo(render_json(results, kb, lang, notices))
         return

@@ -61,3 +61,17 @@ def no_hardware(paths: list[str]) -> Text:
         "（例如按节点 NPU 数检查 TP x DP）。可用 --hardware a2|a3|310p、[tool.qlint] 中的 hardware = \"a2\"、"
         "注释 '# qlint: hardware=a2'，或带后缀（-a3、-310p）的 vllm-ascend 镜像标签来指定。",
     )
+
+
+def assumed_release(tag: str) -> Text:
+    """Said once per run when neither the command line, the config, a directive nor an image tag names
+    the vllm-ascend release."""
+    return Text(
+        en=f"no vllm-ascend version given or found in the script; assuming {tag} (latest stable)",
+        zh=f"未给出也未在脚本中找到 vllm-ascend 版本；假定为 {tag}（最新稳定版）",
+    )
+
+
+def note_label(lang: str) -> str:
+    """``note`` / ``注意`` before a note on stderr."""
+    return "注意" if lang.startswith("zh") else "note"

@@ -109,6 +109,9 @@ def test_assumed_version_is_said_once(tmp_path):
     b = write(tmp_path, "b.sh", BAD)
     result = run([a, b])
     assert result.output.count("assuming v0.23.0") == 1
+    assert "(assumed" not in result.stdout  # the note says it; findings do not repeat it
+    zh = run([a, b, "--lang", "zh"])
+    assert zh.output.count("假定") == 1 and "假定" not in zh.stdout
 
 
 def test_rules_and_explain():

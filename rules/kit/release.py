@@ -46,14 +46,11 @@ def at_least(tag: str, bound: str) -> bool:
 
 
 def at_version(scope: Scope) -> Text:
-    """``vllm-ascend v0.23.0`` in both languages, saying when the release was assumed."""
+    """``vllm-ascend v0.23.0`` in both languages. An assumed release is not flagged here: the run's
+    note says it once (``assuming v0.23.0 (latest stable)``), not every finding."""
     known = scope.known("version")
     assert known is not None
-    assumed = known.origin.startswith("assumed")
-    return Text(
-        en=f"vllm-ascend {known.value}" + (" (assumed: latest stable)" if assumed else ""),
-        zh=f"vllm-ascend {known.value}" + ("（假定为最新稳定版）" if assumed else ""),
-    )
+    return Text(en=f"vllm-ascend {known.value}", zh=f"vllm-ascend {known.value}")
 
 
 def paired_vllm(scope: Scope, tag: str | None = None) -> str:
