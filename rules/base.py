@@ -9,7 +9,7 @@ written in English and Chinese: pass ``Text(en=..., zh=...)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from qlint.knowledge.text import Text, check_sources
@@ -124,7 +124,8 @@ class Fix:
     def __init__(self, description: str | Text, edits: list[Edit] | None = None,
                  safety: Literal["safe", "unsafe"] = "safe", description_zh: str | None = None) -> None:
         if isinstance(description, Text):
-            description, description_zh = description.en, description.zh
+            description_zh = description.zh
+            description = description.en
         self.description = description
         self.edits = [] if edits is None else edits
         self.safety = safety
@@ -195,7 +196,8 @@ class Finding:
                  message_zh: str | None = None, sources: tuple[str, ...] | None = None,
                  release: str | None = None) -> None:
         if isinstance(message, Text):  # Finding(META, Text(en=..., zh=...), span)
-            message, message_zh = message.en, message.zh
+            message_zh = message.zh
+            message = message.en
         self.rule = rule
         self.message = message
         self.span = span

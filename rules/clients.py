@@ -77,7 +77,7 @@ def _curl_edits(client: ClientCommand, value: Value, name: str) -> list[Edit]:
 
 def _lm_eval_edits(client: ClientCommand, value: Value, name: str) -> list[Edit]:
     found = _word_at(client, value)
-    if found is None or found[1].symbols:
+    if found is None or found[1].symbols or value.text is None:
         return []
     raw = found[1].raw
     pattern = re.compile(r"(?:(?<=[\s,'\"=])|^)(model=)" + re.escape(value.text) + r"(?=$|[,'\"\s])")
@@ -135,7 +135,7 @@ def name_mismatch(scope: Scope):
             description = Text(en=f"set model={name} in --model_args", zh=f"在 --model_args 中设置 model={name}")
             edits = _lm_eval_edits(client, value, name)
         else:
-            description, edits = _bench_edits(client, value, name)
-            description = description or Text(en=f"pass --served-model-name {name}",
+            named, edits = _bench_edits(client, value, name)
+            description = named or Text(en=f"pass --served-model-name {name}",
                                               zh=f"传入 --served-model-name {name}")
         yield Finding(NAME_MISMATCH, message, value.span, Fix(description, edits))

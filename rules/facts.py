@@ -16,7 +16,7 @@ from qlint.knowledge.base import ModelMatch
 from qlint.knowledge.images import parse_image
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
-from qlint.rules.plan import ServeCommand
+from qlint.rules.plan import Span, ServeCommand
 
 HARDWARE_BY_SUFFIX = {"-a3": "a3", "-310p": "310p", None: "a2"}
 
@@ -24,7 +24,6 @@ HARDWARE_BY_SUFFIX = {"-a3": "a3", "-310p": "310p", None: "a2"}
 # -- helpers ------------------------------------------------------------------
 
 def _serve(scope: Scope) -> ServeCommand:
-    assert scope.serve is not None
     return scope.serve
 
 
@@ -94,7 +93,7 @@ def hardware(scope: Scope):
     raise Unknown("hardware")
 
 
-def stated_release(plan, settings) -> tuple[str, str, object] | None:
+def stated_release(plan, settings) -> tuple[str, str, Span | None] | None:
     """The release the user states: (text, origin, span) from --vllm-ascend-version (or the
     configuration), a ``# qlint: vllm-ascend=`` directive, else the last vllm-ascend image tag;
     None when nothing states one."""
@@ -165,7 +164,7 @@ def model_directive(scope: Scope):
     named = [d for d in scope.plan.directives if d.settings.get("model")]
     if not named:
         return None
-    line = scope.serve.span.line if scope.serve is not None else 0
+    line = scope.command.span.line if scope.command is not None else 0
     above = [d for d in named if d.span.line <= line]
     directive = above[-1] if above else named[0]
     return directive.settings["model"], directive.span

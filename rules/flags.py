@@ -404,8 +404,9 @@ def bad_value(scope: Scope):
         sub = _sub_config(scope, release, fact, option)
         if sub is None:
             continue
-        at = option_facts.where(release) if getattr(sub, "release", None) is not None else "vLLM 0.23.0"
-        at_zh = option_facts.where_zh(release) if getattr(sub, "release", None) is not None else "vLLM 0.23.0"
+        read_at = release if getattr(sub, "release", None) is not None else None
+        at = option_facts.where(read_at) if read_at is not None else "vLLM 0.23.0"
+        at_zh = option_facts.where_zh(read_at) if read_at is not None else "vLLM 0.23.0"
         for key_spec in sub.keys:
             value = option.json.get(key_spec.key, _MISSING)
             if value is _MISSING:

@@ -13,7 +13,7 @@ and never networkx directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
@@ -108,18 +108,38 @@ class Settings:
     lang: str = "en"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Scope:
-    """Evaluation context: the plan, the knowledge, one serve command (or none)."""
+    """Evaluation context: the plan, the knowledge, one serve command (or none).
+
+    ``command`` is the serve command of a serve-scope evaluation, None in script and
+    deployment scopes; serve rules and facts read it as ``serve`` (typed, never None).
+    """
 
     plan: LaunchPlan
     kb: KnowledgeBase
     settings: Settings
-    serve: ServeCommand | None = None
-    parent: "Scope | None" = None
-    deployment: list[LaunchPlan] = field(default_factory=list)
-    values: dict[str, Any] = field(default_factory=dict)
-    _allowed: tuple[str, ...] | None = None
+    command: ServeCommand | None
+    parent: "Scope | None"
+    deployment: list[LaunchPlan]
+    values: dict[str, Any]
+    _allowed: tuple[str, ...] | None
+
+    def __init__(self, plan: LaunchPlan, kb: KnowledgeBase, settings: Settings, serve: ServeCommand | None = None,
+                 parent: "Scope | None" = None, deployment: list[LaunchPlan] | None = None,
+                 values: dict[str, Any] | None = None) -> None:
+        self.plan, self.kb, self.settings, self.command, self.parent = plan, kb, settings, serve, parent
+        self.deployment = [] if deployment is None else deployment
+        self.values = {} if values is None else values
+        self._allowed = None
+
+    @property
+    def serve(self) -> ServeCommand:
+        """The serve command this scope evaluates; RuntimeError in a script or deployment scope."""
+        command = self.command
+        if command is None:
+            raise RuntimeError("a script or deployment scope has no serve command (read scope.plan)")
+        return command
 
     def known(self, name: str) -> Known | None:
         """The Known of a fact, or None when it is unknown for this command."""

@@ -299,7 +299,7 @@ def _subject(scope: Scope, condition: Any) -> tuple[Any, Span | None, Any]:
             return value, None, None
         if keys:
             dotted = ".".join(keys)
-            mapped = option.json is not None and dotted in option.json.key_spans
+            mapped = kit.key_mapped(serve, JSON_FACTS[head], dotted)
             return value, option.span, ("key", option, dotted) if mapped else ("flag", option)
         return value, option.span, ("flag", option)
     option = serve.opt(FLAG_FACTS[head]) if head in FLAG_FACTS else None

@@ -294,7 +294,8 @@ def tp_ratio(scope: Scope):
         return
     prefill = (_block(config, "prefill") or {"tp_size": 1}).get("tp_size")
     decode = (_block(config, "decode") or {"tp_size": 1}).get("tp_size")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (prefill, decode)):
+    if not (isinstance(prefill, int) and isinstance(decode, int)) or isinstance(prefill, bool) \
+            or isinstance(decode, bool) or prefill <= 0 or decode <= 0:
         return
     if prefill % decode == 0:
         return

@@ -111,9 +111,9 @@ class Arch:
             return 0.0
         shape = (self.linear_key_heads, self.linear_value_heads, self.linear_key_dim,
                  self.linear_value_dim, self.conv_kernel)
-        if any(v is None for v in shape):
-            return None
         hk, hv, dk, dv, kernel = shape
+        if hk is None or hv is None or dk is None or dv is None or kernel is None:
+            return None
         conv = (kernel - 1) * (2 * hk * dk + hv * dv) / tp
         recurrent = hv * dk * dv / tp
         return self.linear_layers / pp * (conv + recurrent_factor * recurrent) * dtype_bytes

@@ -74,7 +74,7 @@ def mamba_mode(scope: Scope):
                            f"with --no-enable-chunked-prefill {where.en} stops with AssertionError {error}",
                            zh=f"{model.id} 开启前缀缓存时使用 mamba 缓存模式 align，它断言分块预填充已开启；加上 "
                            f"--no-enable-chunked-prefill 后 {where.zh} 会以 AssertionError {error} 退出"),
-                      serve.opt("--enable-chunked-prefill").span,
+                      kit.option_span(serve, "--enable-chunked-prefill"),
                       Fix(Text(en="drop --no-enable-chunked-prefill", zh="删除 --no-enable-chunked-prefill")))
     elif prefix is False and mode in ("all", "align"):
         option = serve.opt("--mamba-cache-mode")
@@ -82,20 +82,19 @@ def mamba_mode(scope: Scope):
                       Text(en=f"--mamba-cache-mode {mode} without prefix caching on {model.id}: vLLM resets it to 'none' "
                            f"({where.en})",
                            zh=f"{model.id} 未开启前缀缓存却设置了 --mamba-cache-mode {mode}：vLLM 会把它重置为 none（{where.zh}）"),
-                      option.span,
+                      kit.option_span(serve, "--mamba-cache-mode"),
                       Fix(Text(en="drop --mamba-cache-mode", zh="删除 --mamba-cache-mode"), kit.drop_option(option)),
                       severity="warning")
     elif prefix is True and mode == "all":
         spec = scope.get("speculative") or {}
         if spec.get("method") in ("mtp", "qwen3_5_mtp") and model.mtp_method == "qwen3_5_mtp":
             return  # QL703
-        option = serve.opt("--mamba-cache-mode")
         yield Finding(MAMBA_MODE,
                       Text(en=f"--mamba-cache-mode all on {model.id}: the model has no 'all'-mode support, so vLLM falls "
                            f"back to 'align' with a warning ({where.en})",
                            zh=f"{model.id} 设置了 --mamba-cache-mode all：该模型不支持 all 模式，vLLM 会打印警告并退回 align"
                            f"（{where.zh}）"),
-                      option.value.span,
+                      kit.span_of(serve, "--mamba-cache-mode"),
                       Fix(Text(en="write --mamba-cache-mode align", zh="改写为 --mamba-cache-mode align"),
                           kit.set_value(serve, "--mamba-cache-mode", "align")),
                       severity="info")

@@ -38,7 +38,7 @@ def _local(scope: Scope) -> LocalModel | None:
 def _from_local_or_model(scope: Scope, name: str, local_field: str, model_field: str):
     local = _local(scope)
     value = getattr(local, local_field) if local is not None else None
-    if value is not None:
+    if local is not None and value is not None:
         return Known(value, f"{local_field} in config.json of {local.name}")
     match = scope.known("model")
     if match is not None and getattr(match.value.model, model_field) is not None:
@@ -108,12 +108,12 @@ def _local_expert_fraction(local: LocalModel) -> float | None:
     """Routed-expert share of the weight files: experts x 3 x hidden x moe_intermediate x MoE layers."""
     if local.num_experts == 0:
         return 0.0
-    numbers = (local.num_experts, local.moe_layers, local.hidden_size, local.moe_intermediate_size,
-               local.weights_bytes)
-    if any(not v for v in numbers) or local.quantization not in BYTES_PER_PARAM:
+    experts, layers, hidden, inner, size = (local.num_experts, local.moe_layers, local.hidden_size,
+                                            local.moe_intermediate_size, local.weights_bytes)
+    if not (experts and layers and hidden and inner and size) or local.quantization not in BYTES_PER_PARAM:
         return None
-    params = local.num_experts * local.moe_layers * 3 * local.hidden_size * local.moe_intermediate_size
-    return min(0.99, params * BYTES_PER_PARAM[local.quantization] / local.weights_bytes)
+    params = experts * layers * 3 * hidden * inner
+    return min(0.99, params * BYTES_PER_PARAM[local.quantization] / size)
 
 
 # -- facts: memory --------------------------------------------------------------

@@ -242,7 +242,7 @@ def ep_dense(scope: Scope):
                 zh=f"{model} 是没有专家的稠密模型，却设置了 --enable-expert-parallel：vLLM 启动时以 "
                 "'Number of experts in the model must be greater than 0 when expert parallelism is enabled' 报错退出",
             ),
-            option.span,
+            kit.option_span(scope.serve, "--enable-expert-parallel"),
             Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"), kit.drop_option(option)),
         )
 
@@ -397,7 +397,7 @@ def _container_devices(scope: Scope):
                 zh=f"TP x DP(local) = {tp} x {dp_local} = {needed} 张 NPU，但容器只映射了 {len(devices)} 张"
                 f"（--device {', '.join(devices[:3])}{', ...' if len(devices) > 3 else ''}）",
             ),
-            scope.serve.devices[-1].span,
+            scope.serve.devices[-1].span if scope.serve.devices else scope.serve.span,
             Fix(Text(en=f"map {needed} /dev/davinciN devices into the container or lower TP/DP",
                      zh=f"向容器映射 {needed} 个 /dev/davinciN 设备，或降低 TP/DP")),
         )
@@ -427,7 +427,7 @@ def dp_first(scope: Scope):
             change = None
         if change is not None and change.refusal is None:
             fix.edits = change.edits  # TP, DP and what follows them (devices, kv extra config)
-        elif change is not None:
+        elif change is not None and change.refusal is not None:
             fix = Fix(Text(en=f"{fix.description} (not applied: {change.refusal.en})",
                            zh=f"{fix.description_zh}（未自动修改：{change.refusal.zh}）"), safety="unsafe")
     yield Finding(

@@ -215,20 +215,20 @@ DP_SPREAD = RuleMeta(
 
 @check(DP_SPREAD)
 def dp_spread(scope: Scope):
-    groups: dict[tuple[str, str, str | None], list[tuple[LaunchPlan, ServeCommand]]] = {}
+    groups: dict[tuple[str, str | None, str | None], list[tuple[LaunchPlan, ServeCommand]]] = {}
     for plan, serve_scope in serve_scopes(scope):
         serve = serve_scope.serve
         if serve.opt("--data-parallel-size-local") is None or serve.opt("--data-parallel-rank") is not None:
             continue
-        address = serve.opt("--data-parallel-address")
-        port = serve.opt("--data-parallel-rpc-port")
-        if address is None or address.value is None or address.value.text is None:
+        written = serve.opt("--data-parallel-address")
+        rpc = serve.opt("--data-parallel-rpc-port")
+        if written is None or written.value is None or written.value.text is None:
             continue
         # A DP group is one vLLM instance: a prefill engine and a decode engine never share one, even when
         # their scripts name the same address (tutorials write the node's own IP as one placeholder, e.g.
         # Qwen3.5-397B-A17B.md section 5.4: "--data-parallel-address ${IP_ADDRESS}" on both P and D).
         role = serve_scope.known("kv_role")
-        key = (address.value.text, port.value.text if port is not None and port.value is not None else "29550",
+        key = (written.value.text, rpc.value.text if rpc is not None and rpc.value is not None else "29550",
                role.value if role is not None else None)
         groups.setdefault(key, []).append((plan, serve))
     for (address, port, _role), members in groups.items():

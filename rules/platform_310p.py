@@ -445,7 +445,7 @@ def tp_only(scope: Scope):
                 en="--enable-expert-parallel on Atlas 300I (310P): only the TP scenario is supported",
                 zh="Atlas 300I（310P）上开启了 --enable-expert-parallel：只支持 TP（张量并行）场景",
             ),
-            option.span,
+            kit.option_span(serve, "--enable-expert-parallel"),
             Fix(Text(en="remove --enable-expert-parallel", zh="删除 --enable-expert-parallel"),
                 kit.drop_option(option), safety="unsafe"),
             # a guide's statement, not a startup check: vllm-ascend v0.11.0's own 300I page runs
@@ -489,7 +489,6 @@ NO_PD = RuleMeta(
 def no_pd(scope: Scope):
     if scope.get("hardware") != "310p" or scope.get("kv_transfer") is None:
         return
-    option = scope.serve.opt("--kv-transfer-config")
     yield Finding(
         NO_PD,
         Text(
@@ -498,7 +497,7 @@ def no_pd(scope: Scope):
             zh="Atlas 300I（310P）上设置了 --kv-transfer-config：310P 的 model runner 会抛出 "
             "\"KV cache transfer is not supported for 310P\"",
         ),
-        option.name_span,
+        kit.name_span(scope.serve, "--kv-transfer-config"),
         Fix(Text(en="serve prefill and decode in one instance (no --kv-transfer-config) or use Atlas A2/A3 for PD",
                  zh="在同一实例中完成 prefill 与 decode（不使用 --kv-transfer-config），或在 Atlas A2/A3 上做 PD 分离")),
     )

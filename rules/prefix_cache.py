@@ -69,9 +69,9 @@ DECODE_PREFIX = RuleMeta(
 def decode_prefix(scope: Scope):
     if scope.get("kv_role") != "kv_consumer" or not scope.get("hybrid") or scope.get("prefix_caching") is not True:
         return
-    option = scope.serve.opt("--enable-prefix-caching")
+    span = kit.option_span(scope.serve, "--enable-prefix-caching")
     mode = scope.get("mamba_cache_mode")
-    edits = kit.replace(option.span, "--no-enable-prefix-caching")
+    edits = kit.replace(span, "--no-enable-prefix-caching")
     with_mode, drop = "", ""
     with_mode_zh, drop_zh = "", ""
     if mode in ("align", "all"):
@@ -88,7 +88,7 @@ def decode_prefix(scope: Scope):
             zh=f"对 {model} 这类 Qwen3.5/3.6/Qwen3-Next 混合架构模型，PD 解码节点（kv_role kv_consumer）"
             f"不支持前缀缓存（--enable-prefix-caching{with_mode_zh}）（已知限制，vllm-ascend #7944，wontfix）",
         ),
-        option.span,
+        span,
         Fix(Text(en=f"use --no-enable-prefix-caching on the decode node{drop}",
                  zh=f"在解码节点上改用 --no-enable-prefix-caching{drop_zh}"), edits),
     )
@@ -142,7 +142,7 @@ def block_size(scope: Scope):
             zh=f"混合架构模型 {model} 开启了 --enable-prefix-caching：注意力 block 会增大到约 2048 token 以与 GDN "
             "状态页大小一致，因此只有约 2048 token 及以上的公共前缀才会被复用",
         ),
-        scope.serve.opt("--enable-prefix-caching").span,
+        kit.option_span(scope.serve, "--enable-prefix-caching"),
     )
 
 
@@ -184,7 +184,6 @@ def mtp_all(scope: Scope):
     method = speculative.get("method")
     if method not in MTP_METHODS:
         return
-    value = scope.serve.opt("--mamba-cache-mode").value
     yield Finding(
         MTP_ALL,
         Text(
@@ -195,6 +194,6 @@ def mtp_all(scope: Scope):
             "NotImplementedError（\"Qwen3_5MTP currently does not support 'all' prefix caching, please use "
             "'--mamba-cache-mode=align' instead\"）",
         ),
-        value.span,
+        kit.span_of(scope.serve, "--mamba-cache-mode"),
         Fix(Text(en="use --mamba-cache-mode align", zh="改用 --mamba-cache-mode align"), kit.set_value(scope.serve, "--mamba-cache-mode", "align")),
     )

@@ -80,7 +80,6 @@ def float16_on_a2_a3(scope: Scope):
     if hardware not in ("a2", "a3") or not scope.get("quantized_weights"):
         return
     serve = scope.serve
-    dtype_option = serve.opt("--dtype")
     ssm_option = serve.opt("--mamba-ssm-cache-dtype")
     ssm = (ssm_option.value.text or "").lower() if ssm_option is not None and ssm_option.value else ""
     dtype_fp16 = scope.get("dtype") in _FP16
@@ -110,7 +109,7 @@ def float16_on_a2_a3(scope: Scope):
                 zh=f"{said} 是 Atlas 推理产品（310P）的设置；在 Atlas {name} 上，W8A8 模型会在 npu_quant_matmul "
                 "中失败（不支持 FP16 scale）",
             ),
-            dtype_option.value.span,
+            kit.span_of(serve, "--dtype"),
             Fix(Text(en=f"use {fix_text}", zh=f"改用 {fix_text_zh}"), edits),
         )
     else:
@@ -122,7 +121,7 @@ def float16_on_a2_a3(scope: Scope):
                 zh=f"--mamba-ssm-cache-dtype float16 是 Atlas 推理产品（310P）的设置；在 Atlas {name} 上，"
                 "搭配 W8A8 权重时应将 SSM 缓存保持为 bfloat16",
             ),
-            ssm_option.value.span,
+            kit.span_of(serve, "--mamba-ssm-cache-dtype"),
             Fix(Text(en="use --mamba-ssm-cache-dtype bfloat16", zh="改用 --mamba-ssm-cache-dtype bfloat16"), edits),
             severity="warning",
         )

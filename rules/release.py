@@ -91,7 +91,7 @@ def image_hardware(scope: Scope):
             built_for = SUFFIX_HARDWARE[suffix]
             if built_for == stated:
                 continue
-            new = _retagged(value.text, tag, suffix, stated)
+            new = _retagged(value.text or "", tag, suffix, stated)
             edits = kit.set_word(value, new)
             yield Finding(
                 IMAGE_HARDWARE,
@@ -124,8 +124,8 @@ def image_hardware(scope: Scope):
                     "0-7 号 NPU，因此这看起来是 A3 节点",
                 ),
                 device.span,
-                Fix(Text(en=f"on an A3 node use {_retagged(command.image.text, parsed[0], None, 'a3')}",
-                         zh=f"在 A3 节点上请使用 {_retagged(command.image.text, parsed[0], None, 'a3')}"),
+                Fix(Text(en=f"on an A3 node use {_retagged(command.image.text or '', parsed[0], None, 'a3')}",
+                         zh=f"在 A3 节点上请使用 {_retagged(command.image.text or '', parsed[0], None, 'a3')}"),
                     safety="unsafe"),
             )
 
@@ -172,7 +172,7 @@ def hardware_if_known(scope: Scope):
 @check(MODEL_SUPPORT)
 def model_support(scope: Scope):
     model = scope.get("model").model
-    version = kit.release(scope)
+    kit.release(scope)  # Unknown (rule skipped) when the version is not a release tag
     hardware = scope.get("hardware_if_known")
     first, where, where_zh = kit.model_first_release(scope.kb, model, hardware), "", ""
     if hardware == "310p" and model.first_vllm_ascend_310p is not None:

@@ -69,7 +69,8 @@ def rope_override(scope: Scope):
     RopeOverride, None without one."""
     option = scope.serve.opt("--hf-overrides")
     legacy = scope.serve.opt("--rope-scaling")
-    section, prefix = {}, ""
+    section: dict = {}
+    prefix = ""
     if option is not None:
         if option.json is None or not isinstance(option.json.data, dict):
             raise Unknown("rope_override")
@@ -98,7 +99,7 @@ def rope_override(scope: Scope):
         scaling = section.get("rope_scaling")
         rope, key = (scaling, prefix + "rope_scaling") if isinstance(scaling, dict) else (None, key)
     return Known(RopeOverride(rope, positions, key or prefix + "max_position_embeddings", ignored),
-                 f"--hf-overrides {key or 'max_position_embeddings'}", option.span)
+                 f"--hf-overrides {key or 'max_position_embeddings'}", kit.option_span(scope.serve, "--hf-overrides"))
 
 
 @fact("context_limit", requires=("model_max_len", "rope_override"))
@@ -107,12 +108,12 @@ def context_limit(scope: Scope):
     scaled by a RoPE factor from --hf-overrides (YaRN: original_max_position_embeddings x factor).
     Unknown when the override leaves a number the script does not state."""
     known = scope.known("model_max_len")
-    base = known.value if known is not None else None
     override = scope.get("rope_override")
     if override is None:
-        if base is None:
+        if known is None or known.value is None:
             raise Unknown("context_limit")
-        return Known(base, known.origin)
+        return Known(known.value, known.origin)
+    base = known.value if known is not None else None
     if override.max_positions is not None:
         base = override.max_positions
     rope = override.rope

@@ -279,8 +279,9 @@ def model_len(scope: Scope):
         return
     label = label_zh = scope.get("model_label")
     override = scope.known("rope_override")
-    if override is not None and override.value is not None:
-        origin = scope.known("context_limit").origin
+    limit_known = scope.known("context_limit")
+    if override is not None and override.value is not None and limit_known is not None:
+        origin = limit_known.origin
         label, label_zh = f"{label} with {origin}", f"{label}（{origin}）"
     span = kit.span_of(scope.serve, "--max-model-len")
     fix = Fix(Text(en=f"set --max-model-len to {limit}, the model maximum",

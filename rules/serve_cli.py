@@ -60,7 +60,7 @@ def headless_api(scope: Scope):
                            "(no API server runs in headless mode)",
                            zh=f"--api-server-count {count} 与 --headless 同用：{where_zh} 的 vllm serve 会以 ValueError 退出"
                            "（headless 模式不运行 API 服务）"),
-                      option.span,
+                      kit.option_span(serve, "--api-server-count"),
                       Fix(Text(en="remove --api-server-count from the headless node",
                                zh="从 headless 节点删除 --api-server-count"), kit.drop_option(option)))
     if serve.has("--data-parallel-hybrid-lb") and kit.holds(scope, "vllm_headless_rejects_hybrid_lb"):
@@ -70,7 +70,7 @@ def headless_api(scope: Scope):
                       Text(en=f"--data-parallel-hybrid-lb with --headless: vllm serve of {where} stops with ValueError {error}",
                            zh=f"--data-parallel-hybrid-lb 与 --headless 同用：{where_zh} 的 vllm serve 会以 ValueError "
                            f"{error} 退出"),
-                      option.span,
+                      kit.option_span(serve, "--data-parallel-hybrid-lb"),
                       Fix(Text(en="remove --data-parallel-hybrid-lb from the headless node",
                                zh="从 headless 节点删除 --data-parallel-hybrid-lb"), kit.drop_option(option)))
 
@@ -184,7 +184,7 @@ def lb_modes(scope: Scope):
                           Text(en=f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {where} asserts they are "
                                "not both set",
                                zh=f"--data-parallel-hybrid-lb 与 --data-parallel-external-lb 同用：{where_zh} 断言二者不能同时设置"),
-                          serve.opt("--data-parallel-hybrid-lb").span,
+                          kit.option_span(serve, "--data-parallel-hybrid-lb"),
                           Fix(Text(en="keep one of the two load-balancing switches", zh="两个负载均衡开关只保留一个")))
         return
     external = serve.has("--data-parallel-external-lb") or serve.opt("--data-parallel-rank") is not None
@@ -202,15 +202,14 @@ def lb_modes(scope: Scope):
     ) if on]
     if len(modes) < 2:
         return
-    blame = serve.opt("--data-parallel-start-rank") or serve.opt("--data-parallel-hybrid-lb") or \
-        serve.opt("--data-parallel-multi-port-external-lb")
     error = "'Cannot use more than one data parallel load balancing mode'"
     yield Finding(LB_MODES,
                   Text(en=f"the options imply {' and '.join(m[0] for m in modes)} load balancing: vllm serve of {where} "
                        f"stops with ValueError {error}",
                        zh=f"这些参数同时隐含了{'与'.join(m[1] for m in modes)}负载均衡：{where_zh} 的 vllm serve 会以 "
                        f"ValueError {error} 退出"),
-                  blame.span,
+                  kit.option_span(serve, "--data-parallel-start-rank", "--data-parallel-hybrid-lb",
+                                  "--data-parallel-multi-port-external-lb"),
                   Fix(Text(en="keep the options of one load-balancing mode only", zh="只保留一种负载均衡模式的参数")))
 
 
@@ -328,7 +327,7 @@ def model_argument(scope: Scope):
                            zh=f"vllm serve 的 --model 已弃用：{where_zh} 会把它移到位置参数并打印警告"),
                       model_opt.name_span, first, severity="info")
         return
-    if serve.opt("--config") is not None or not args or not args[0].startswith("-"):
+    if serve.opt("--config") is not None or not args or not (args[0] or "").startswith("-"):
         return
     if serve.opt("--served-model-name") is not None:
         error = "'model should be provided as the first positional argument'"

@@ -198,11 +198,11 @@ def async_spec(scope: Scope):
             ASYNC_SPEC,
             Text(en=f"--async-scheduling with speculative method {json.dumps(method)}: {where} stops with ValueError {error}",
                  zh=f"--async-scheduling 与投机方法 {json.dumps(method)} 同用：{where_zh} 会以 ValueError {error} 退出"),
-            option.span,
+            kit.option_span(serve, "--async-scheduling"),
             fix,
         )
     elif config.get("disable_padded_drafter_batch") is True:
         yield Finding(ASYNC_SPEC,
                       Text(en=f"--async-scheduling with disable_padded_drafter_batch=true: {where} stops with ValueError",
                            zh=f"--async-scheduling 与 disable_padded_drafter_batch=true 同用：{where_zh} 会以 ValueError 退出"),
-                      option.span, fix)
+                      kit.option_span(serve, "--async-scheduling"), fix)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from qlint.knowledge.base import MAIN, parse_version
+from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.kit import options as option_facts
@@ -129,7 +129,7 @@ def flag_release(scope: Scope):
     if facts is not None:
         yield from _from_release_data(scope, facts)
         return
-    version = kit.release(scope)
+    kit.release(scope)  # Unknown (rule skipped) when the version is not a release tag
     tag = scope.get("version")
     vllm = kit.paired_vllm(scope, tag)
     where, where_zh = f"{kit.at_version(scope).en} (vLLM {vllm})", f"{kit.at_version(scope).zh}（vLLM {vllm}）"
@@ -229,8 +229,9 @@ def late_on_310p(scope: Scope):
     DRAFT_SPEC_ON_310P_SINCE = kit.first_release(scope.kb, "draft_spec_on_310p")
     serve = scope.serve
     moe = scope.known("moe")
-    if moe is not None and moe.value and not kit.holds(scope, "moe_on_310p"):
-        model, latest = scope.known("model").value.model.id, scope.kb.latest_stable.tag
+    match = scope.known("model")
+    if moe is not None and moe.value and match is not None and not kit.holds(scope, "moe_on_310p"):
+        model, latest = match.value.model.id, scope.kb.latest_stable.tag
         yield Finding(
             LATE_ON_310P,
             Text(en=f"{model} is a MoE model; MoE models run on Atlas 300I (310P) from vllm-ascend {MOE_ON_310P_SINCE} "
@@ -309,14 +310,6 @@ FLASHCOMM1_SWITCH = RuleMeta(
 )
 
 
-def _env_on(serve, name: str):
-    """(is on, setting) for a 0/1 variable; None when unset or symbolic."""
-    setting = serve.env.get(name)
-    if setting is None or setting.value is None or setting.value.text is None:
-        return None
-    return setting.value.text.strip().lower() in ("1", "true"), setting
-
-
 @check(FLASHCOMM1_SWITCH)
 def flashcomm1_switch(scope: Scope):
     """enable_flashcomm1 before v0.20.2rc1, the new env name before v0.11.0rc1, key vs env disagreement."""
@@ -327,7 +320,8 @@ def flashcomm1_switch(scope: Scope):
     FLASHCOMM1_ENV_SINCE = kit.first_release(scope.kb, "flashcomm1_env_name")
     serve = scope.serve
     config = scope.get("additional_config")
-    env = _env_on(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1")
+    text, env_span = kit.env(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1", strict=False)
+    env = None if text is None else (text.lower() in ("1", "true"), env_span, text)  # (on, span, value)
     if "enable_flashcomm1" in config and not kit.holds(scope, "flashcomm1_key_read"):
         span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
         uses_env = env is not None and env[0] and kit.holds(scope, "flashcomm1_env_name")
@@ -350,13 +344,13 @@ def flashcomm1_switch(scope: Scope):
                  "VLLM_ASCEND_ENABLE_FLASHCOMM instead",
                  zh=f"VLLM_ASCEND_ENABLE_FLASHCOMM1 自 vllm-ascend {FLASHCOMM1_ENV_SINCE} 起才被读取；{where_zh} 读取的是 "
                  "VLLM_ASCEND_ENABLE_FLASHCOMM"),
-            env[1].span,
+            env[1],
             Fix(Text(en="on this release export VLLM_ASCEND_ENABLE_FLASHCOMM=1",
                      zh="在该版本上导出 VLLM_ASCEND_ENABLE_FLASHCOMM=1")),
         )
     elif "enable_flashcomm1" in config and env is not None and bool(config["enable_flashcomm1"]) != env[0]:
         span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
-        key_value, env_value, on = json.dumps(config["enable_flashcomm1"]), env[1].value.text, config["enable_flashcomm1"]
+        key_value, env_value, on = json.dumps(config["enable_flashcomm1"]), env[2], config["enable_flashcomm1"]
         yield Finding(
             FLASHCOMM1_SWITCH,
             Text(en=f"additional-config enable_flashcomm1={key_value} overrides VLLM_ASCEND_ENABLE_FLASHCOMM1="

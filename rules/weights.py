@@ -38,7 +38,7 @@ class Weights:
 
     @property
     def label(self) -> str:
-        return self.format.label
+        return str(getattr(self.format, "label"))  # a WeightFormat record (kept untyped: no pydantic on the lint path)
 
 
 def _local_format(kb, kind: str):

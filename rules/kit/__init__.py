@@ -57,9 +57,11 @@ from qlint.rules.kit.read import (
     json_key,
     key_mapped,
     model_span,
+    name_span,
     option,
     option_span,
     positional,
+    script_name,
     span_of,
 )
 from qlint.rules.kit.release import (
@@ -76,12 +78,13 @@ from qlint.rules.kit.resize import RESIZE_FACTS, Resize, resize
 from qlint.rules.kit.text import kv_role_phrase, sizes
 
 __all__ = [
+    "ENUMERATION_CAP", "divisors",
     "ASCEND_DEFAULT_CAPTURE_CAP", "FULL_DECODE_MODES", "FULL_ONLY_MODES", "NPU_DEFAULT_BATCHED_TOKENS",
     "RESIZE_FACTS", "Read", "Resize", "Text",
     "at_least", "at_version", "before", "between", "default_capture_sizes", "describe_range", "first_release",
     "holds", "last_release", "model_first_release", "drop_key", "drop_option", "env",
     "env_on", "env_span", "first_option", "insert_option", "integer", "is_main", "json_key", "json_text",
-    "key_mapped", "kv_role_phrase", "model_span", "option", "option_span", "paired_vllm", "point", "positional", "release",
-    "replace", "resize", "round_for_spec", "round_up", "set_env", "set_key", "set_value", "set_word", "shell_word", "since",
+    "key_mapped", "kv_role_phrase", "model_span", "name_span", "option", "option_span", "paired_vllm", "point", "positional", "release",
+    "replace", "resize", "round_for_spec", "round_up", "script_name", "set_env", "set_key", "set_value", "set_word", "shell_word", "since",
     "sizes", "span_of",
 ]

@@ -302,7 +302,7 @@ def additional_config_spec(release: ReleaseFacts, table):
     keys = []
     for record in table.keys:
         fact = None
-        level = release.additional_config
+        level: dict | None = release.additional_config
         for part in record.key.split("."):
             fact = level.get(part) if level is not None else None
             level = fact.keys if fact is not None else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from qlint.rules.graph import Unknown
-from qlint.rules.plan import Option, ServeCommand, Span, Value
+from qlint.rules.plan import LaunchPlan, Option, ServeCommand, Span, Value
 
 
 class Read(NamedTuple):
@@ -63,6 +63,14 @@ def option_span(serve: ServeCommand, *flags: str, absent: Span | None = None) ->
     return serve.span if absent is None else absent
 
 
+def name_span(serve: ServeCommand, flag: str, *, absent: Span | None = None) -> Span:
+    """The option's name as written (``--kv-transfer-config``), else ``absent`` (default: the command)."""
+    found = serve.options.get(flag)
+    if found is None:
+        return serve.span if absent is None else absent
+    return found.name_span
+
+
 def env_span(serve: ServeCommand, name: str, *, absent: Span | None = None) -> Span:
     """The ``NAME=value`` setting in effect for the command, else ``absent`` (default: the command)."""
     setting = serve.env.get(name)
@@ -75,6 +83,11 @@ def key_mapped(serve: ServeCommand, flag: str, key: str) -> bool:
     """True when the JSON ``key`` of ``flag`` has its own span in the file (edits can target it)."""
     option = serve.options.get(flag)
     return option is not None and option.json is not None and key in option.json.key_spans
+
+
+def script_name(plan: LaunchPlan) -> str:
+    """How a message names a script of a deployment: its file name (``run_p.sh``)."""
+    return plan.path.rsplit("/", 1)[-1]
 
 
 # -- values ------------------------------------------------------------------------
