@@ -1,9 +1,11 @@
-"""Facts derived from a launch plan plus the knowledge (the graph's fact nodes).
+"""Facts derived from a launch plan plus the knowledge (the graph's fact nodes): the script's image,
+hardware, release and served names, the model, and the parallel layout. Facts read from the
+serve options' values (lengths, JSON configs, graph mode, KV transfer, dtype) are ``facts_config``;
+the model's metadata ``facts_model``, memory ``facts_memory``, the scheduler ``facts_scheduling``.
 
 Each fact is a small function. An option the script leaves out is a *known*
 fact with vLLM's default (and says so in its origin); an option whose value
 is symbolic (``$7``) makes the fact unknown, so rules that need it are skipped.
-Defaults cited: vLLM 0.23.0 serve defaults (``vllm/engine/arg_utils.py``, ``vllm/config/cache.py``).
 """
 
 from __future__ import annotations
@@ -16,15 +18,13 @@ from qlint.knowledge.base import ModelMatch
 from qlint.knowledge.images import parse_image
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
-from qlint.rules.plan import Span, ServeCommand
+from qlint.rules.plan import Span
 
 HARDWARE_BY_SUFFIX = {"-a3": "a3", "-310p": "310p", None: "a2"}
 
 
 # -- helpers ------------------------------------------------------------------
 
-def _serve(scope: Scope) -> ServeCommand:
-    return scope.serve
 
 
 LARGEST_NUMBER = 2**53
@@ -32,10 +32,10 @@ LARGEST_NUMBER = 2**53
 (the memory estimate) lose precision or overflow."""
 
 
-def _int_fact(scope: Scope, name: str, default: Any, *, positive: bool = False) -> Known:
+def int_fact(scope: Scope, name: str, default: Any, *, positive: bool = False) -> Known:
     """An int option as a fact: its value, or ``default`` when absent. Unknown when symbolic/invalid,
     above LARGEST_NUMBER, or (``positive``: TP, DP, PP sizes) below 1, which no rule can compute with."""
-    serve = _serve(scope)
+    serve = scope.serve
     number, span = kit.integer(serve, name, strict=False)
     option = serve.options.get(name)
     if number is None and option is not None and option.value is not None:
@@ -56,9 +56,9 @@ def _int_fact(scope: Scope, name: str, default: Any, *, positive: bool = False) 
     return Known(number, f"{serve.options[name].spelled} {number}", span)
 
 
-def _json_fact(scope: Scope, name: str, absent: Any, absent_origin: str) -> Known:
+def json_fact(scope: Scope, name: str, absent: Any, absent_origin: str) -> Known:
     """A JSON option's object as a fact (``absent`` when not given); Unknown when unreadable."""
-    option = _serve(scope).opt(name)
+    option = scope.serve.opt(name)
     if option is None:
         return Known(absent, absent_origin)
     if option.json is None or not isinstance(option.json.data, dict):
@@ -152,7 +152,7 @@ def served_names(scope: Scope):
 @fact("model_ref")
 def model_ref(scope: Scope):
     """The model argument as written (path or hub id)."""
-    model = _serve(scope).model
+    model = scope.serve.model
     if model is None or model.text is None:
         raise Unknown("model_ref")
     return Known(model.text, "model argument", model.span)
@@ -224,21 +224,21 @@ def hybrid(scope: Scope):
 @fact("tp")
 def tp(scope: Scope):
     """Tensor-parallel size (default 1)."""
-    return _int_fact(scope, "--tensor-parallel-size", 1, positive=True)
+    return int_fact(scope, "--tensor-parallel-size", 1, positive=True)
 
 
 @fact("dp")
 def dp(scope: Scope):
     """Data-parallel size over all nodes (default 1)."""
-    return _int_fact(scope, "--data-parallel-size", 1, positive=True)
+    return int_fact(scope, "--data-parallel-size", 1, positive=True)
 
 
 @fact("dp_local", requires=("dp",))
 def dp_local(scope: Scope):
     """DP ranks on this node: --data-parallel-size-local, 1 for an external DP rank, else DP."""
-    serve = _serve(scope)
+    serve = scope.serve
     if serve.opt("--data-parallel-size-local") is not None:
-        local = _int_fact(scope, "--data-parallel-size-local", None, positive=True)
+        local = int_fact(scope, "--data-parallel-size-local", None, positive=True)
         if local.value is None:  # the flag without a value: nothing to count with
             raise Unknown("dp_local")
         return local
@@ -250,13 +250,13 @@ def dp_local(scope: Scope):
 @fact("pp")
 def pp(scope: Scope):
     """Pipeline-parallel size (default 1)."""
-    return _int_fact(scope, "--pipeline-parallel-size", 1, positive=True)
+    return int_fact(scope, "--pipeline-parallel-size", 1, positive=True)
 
 
 @fact("expert_parallel")
 def expert_parallel(scope: Scope):
     """True when --enable-expert-parallel is given."""
-    option = _serve(scope).opt("--enable-expert-parallel")
+    option = scope.serve.opt("--enable-expert-parallel")
     if option is None or option.negated:
         return Known(False, "--enable-expert-parallel absent")
     return Known(True, option.spelled, option.span)
@@ -273,7 +273,7 @@ def ep_size(scope: Scope):
 @fact("additional_config")
 def additional_config(scope: Scope):
     """The --additional-config object ({} when absent)."""
-    return _json_fact(scope, "--additional-config", {}, "absent")
+    return json_fact(scope, "--additional-config", {}, "absent")
 
 
 @fact("moe_tp", requires=("additional_config",))
@@ -290,7 +290,7 @@ def moe_tp(scope: Scope):
 @fact("visible_devices")
 def visible_devices(scope: Scope):
     """Device ids in ASCEND_RT_VISIBLE_DEVICES (None when unset)."""
-    setting = _serve(scope).env.get("ASCEND_RT_VISIBLE_DEVICES")
+    setting = scope.serve.env.get("ASCEND_RT_VISIBLE_DEVICES")
     if setting is None or setting.value is None:
         return Known(None, "ASCEND_RT_VISIBLE_DEVICES not set")
     text = setting.value.text
@@ -304,134 +304,9 @@ def visible_devices(scope: Scope):
 def container_devices(scope: Scope):
     """NPU device nodes a container maps for the engine (docker/podman ``--device /dev/davinciN``);
     None when the engine runs outside a container or the container maps none."""
-    devices = _serve(scope).devices
+    devices = scope.serve.devices
     if not devices:
         return Known(None, "no container device list")
     if any(value.text is None for value in devices):
         raise Unknown("container_devices")
     return Known([value.text for value in devices], f"--device x {len(devices)}", devices[0].span)
-
-
-# -- serve facts: scheduling and graphs --------------------------------------
-
-@fact("max_model_len")
-def max_model_len(scope: Scope):
-    """--max-model-len in tokens (None: the model's own maximum)."""
-    return _int_fact(scope, "--max-model-len", None)
-
-
-@fact("max_num_seqs")
-def max_num_seqs(scope: Scope):
-    """--max-num-seqs per DP group (vLLM default on NPU: 256)."""
-    return _int_fact(scope, "--max-num-seqs", 256)
-
-
-@fact("max_num_batched_tokens")
-def max_num_batched_tokens(scope: Scope):
-    """--max-num-batched-tokens (vLLM default on NPU: 2048 with chunked prefill)."""
-    return _int_fact(scope, "--max-num-batched-tokens", None)
-
-
-@fact("speculative")
-def speculative(scope: Scope):
-    """The --speculative-config object, or None."""
-    return _json_fact(scope, "--speculative-config", None, "no speculative decoding")
-
-
-@fact("mtp_tokens", requires=("speculative",))
-def mtp_tokens(scope: Scope):
-    """num_speculative_tokens k (0 without speculative decoding)."""
-    config = scope.get("speculative")
-    if config is None:
-        return Known(0, "no speculative decoding")
-    value = config.get("num_speculative_tokens")
-    if not isinstance(value, int):
-        raise Unknown("mtp_tokens")
-    return Known(value, "num_speculative_tokens")
-
-
-@fact("compilation")
-def compilation(scope: Scope):
-    """The --compilation-config object ({} when absent)."""
-    return _json_fact(scope, "--compilation-config", {}, "absent")
-
-
-@fact("enforce_eager")
-def enforce_eager(scope: Scope):
-    """True with --enforce-eager."""
-    return _serve(scope).has("--enforce-eager")
-
-
-@fact("cudagraph_mode", requires=("compilation", "enforce_eager"))
-def cudagraph_mode(scope: Scope):
-    """The ACLGraph mode in effect: NONE under --enforce-eager, else the configured one,
-    else vLLM's default FULL_AND_PIECEWISE."""
-    if scope.get("enforce_eager"):
-        return Known("NONE", "--enforce-eager")
-    config = scope.get("compilation")
-    mode = config.get("cudagraph_mode")
-    if mode is None:
-        return Known("FULL_AND_PIECEWISE", "vLLM default")
-    if not isinstance(mode, str):
-        raise Unknown("cudagraph_mode")
-    return Known(mode.upper(), "cudagraph_mode")
-
-
-@fact("capture_sizes", requires=("compilation",))
-def capture_sizes(scope: Scope):
-    """Explicit cudagraph_capture_sizes (list of ints), or None for the default list."""
-    value = scope.get("compilation").get("cudagraph_capture_sizes")
-    if value is None:
-        return Known(None, "default capture sizes")
-    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
-        raise Unknown("capture_sizes")
-    return Known(value, "cudagraph_capture_sizes")
-
-
-@fact("kv_transfer")
-def kv_transfer(scope: Scope):
-    """The --kv-transfer-config object, or None (not a PD deployment)."""
-    return _json_fact(scope, "--kv-transfer-config", None, "no kv transfer")
-
-
-@fact("kv_role", requires=("kv_transfer",))
-def kv_role(scope: Scope):
-    """kv_role of a PD engine (kv_producer = prefill, kv_consumer = decode), None otherwise."""
-    config = scope.get("kv_transfer")
-    return None if config is None else config.get("kv_role")
-
-
-@fact("prefix_caching")
-def prefix_caching(scope: Scope):
-    """True/False when --(no-)enable-prefix-caching is given, None for vLLM's default."""
-    option = _serve(scope).opt("--enable-prefix-caching")
-    if option is None:
-        return Known(None, "default")
-    return Known(not option.negated, option.spelled, option.span)
-
-
-@fact("flashcomm1", requires=("additional_config", "version"))
-def flashcomm1(scope: Scope):
-    """True when FlashComm1 is switched on (additional-config wins over the env var;
-    both ignored on main). Sources: ``ascend_config.py`` / ``envs.py`` at each release."""
-    if kit.holds(scope, "flashcomm1_removed"):
-        return Known(False, "FlashComm1 removed at this release")
-    config = scope.get("additional_config")
-    # the additional-config key is read from v0.20.2rc1 on (vllm-ascend v0.20.2rc1 ascend_config.py L83-87)
-    if "enable_flashcomm1" in config and kit.holds(scope, "flashcomm1_key_read"):
-        return Known(bool(config["enable_flashcomm1"]), "additional-config enable_flashcomm1")
-    text, span = kit.env(_serve(scope), "VLLM_ASCEND_ENABLE_FLASHCOMM1")
-    if text is None:
-        return Known(False, "not enabled")
-    return Known(text.lower() in ("1", "true"), "VLLM_ASCEND_ENABLE_FLASHCOMM1", span)
-
-
-@fact("dtype")
-def dtype(scope: Scope):
-    """--dtype (``auto`` when absent)."""
-    option = _serve(scope).opt("--dtype")
-    if option is None or option.value is None:
-        return Known("auto", "default")
-    if option.value.text is None:
-        raise Unknown("dtype")
-    return Known(option.value.text.lower(), option.spelled, option.value.span)

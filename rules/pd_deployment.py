@@ -1,10 +1,10 @@
-"""Rules over a whole PD deployment: prefill scripts, decode scripts and the proxy together.
+"""Rules over a whole PD deployment: prefill scripts, decode scripts and the proxy together
+(QL610 peer sizes, QL611 served names, QL614 the proxy against the engines). DP groups spread over
+nodes are ``dp_spread`` (QL612), the kv_port range ``kv_port`` (QL613).
 
-A deployment is the set of scripts linted in one call (or one directory). Roles
-come from ``kv_role``. Sources (pinned lines in
-each rule's ``sources``): the Mooncake connectors, ``check_kv_extra_config`` and port use,
-vLLM's DP over nodes, the proxy's arguments, the kv_port guide, and the PD sections of the
-Qwen3.5-27B/Qwen3.6-27B and Qwen3.5-397B-A17B tutorials.
+A deployment is the set of scripts linted in one call (or one directory). Roles come from
+``kv_role``. Sources: each rule's ``sources`` (the Mooncake connectors, ``check_kv_extra_config``,
+the proxy's arguments, the PD sections of the tutorials).
 """
 
 from __future__ import annotations
@@ -60,8 +60,6 @@ def engines(scope: Scope) -> list[Engine]:
     return out
 
 
-def _name(plan: LaunchPlan) -> str:
-    return plan.path.rsplit("/", 1)[-1]
 
 
 PEER_SIZES = RuleMeta(
@@ -102,7 +100,7 @@ def peer_sizes(scope: Scope):
             real[side]["tp_size"].add(tp)
         if dp is not None:
             real[side]["dp_size"].add(dp)
-        names[side].append(_name(engine.plan))
+        names[side].append(kit.script_name(engine.plan))
     for engine in found:
         peer = "decode" if engine.role == "kv_producer" else "prefill"
         config = engine.value("kv_transfer")
@@ -166,7 +164,7 @@ def _served(serve: ServeCommand) -> str | None:
 @check(SERVED_NAME)
 def served_name(scope: Scope):
     found = engines(scope)
-    prefill = {(_served(e.serve), _name(e.plan)) for e in found if e.role == "kv_producer"}
+    prefill = {(_served(e.serve), kit.script_name(e.plan)) for e in found if e.role == "kv_producer"}
     decode = [e for e in found if e.role == "kv_consumer"]
     prefill_names = {name for name, _ in prefill if name}
     if len(prefill_names) != 1:
@@ -188,195 +186,6 @@ def served_name(scope: Scope):
                          zh=f"所有引擎都使用 --served-model-name {wanted}")),
                 path=engine.plan.path,
             )
-
-
-DP_SPREAD = RuleMeta(
-    id="QL612",
-    name="dp-spread-over-nodes",
-    groups=("parallelism", "pd"),
-    severity="error",
-    scope="deployment",
-    title=Text(en="A DP group spread over nodes is inconsistent",
-               zh="跨节点的 DP 组配置不一致"),
-    why=Text(
-        en="When one DP group spans nodes, every node names the same --data-parallel-size, address and RPC "
-        "port; the local sizes add up to the DP size; start ranks follow each other without gaps or "
-        "overlap; and every node but the head runs --headless. Otherwise engines wait for ranks that never "
-        "come (a hang at startup) or two nodes claim the same rank.",
-        zh="一个 DP 组跨多个节点时，每个节点的 --data-parallel-size、地址和 RPC 端口必须相同；各节点的本地规模之和等于 DP 规模；"
-        "起始 rank 首尾相接、既不重叠也不留空；除主节点外都要加 --headless。否则引擎会一直等待不存在的 rank（启动挂起），"
-        "或两个节点争用同一 rank。",
-    ),
-    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1818-L1935",),
-    faq="qwen35-397b-mp-hang",
-    examples=(Example(bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 0 --headless\n", good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n", peers=("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 \n",)),),
-)
-
-
-@check(DP_SPREAD)
-def dp_spread(scope: Scope):
-    groups: dict[tuple[str, str | None, str | None], list[tuple[LaunchPlan, ServeCommand]]] = {}
-    for plan, serve_scope in serve_scopes(scope):
-        serve = serve_scope.serve
-        if serve.opt("--data-parallel-size-local") is None or serve.opt("--data-parallel-rank") is not None:
-            continue
-        written = serve.opt("--data-parallel-address")
-        rpc = serve.opt("--data-parallel-rpc-port")
-        if written is None or written.value is None or written.value.text is None:
-            continue
-        # A DP group is one vLLM instance: a prefill engine and a decode engine never share one, even when
-        # their scripts name the same address (tutorials write the node's own IP as one placeholder, e.g.
-        # Qwen3.5-397B-A17B.md section 5.4: "--data-parallel-address ${IP_ADDRESS}" on both P and D).
-        role = serve_scope.known("kv_role")
-        key = (written.value.text, rpc.value.text if rpc is not None and rpc.value is not None else "29550",
-               role.value if role is not None else None)
-        groups.setdefault(key, []).append((plan, serve))
-    for (address, port, _role), members in groups.items():
-        sizes = {kit.integer(s, "--data-parallel-size", strict=False).value for _, s in members}
-        if None in sizes:
-            continue
-        if len(sizes) > 1:
-            plan, serve = members[-1]
-            yield Finding(
-                DP_SPREAD,
-                Text(
-                    en=f"nodes of the DP group at {address}:{port} disagree on --data-parallel-size "
-                    f"({', '.join(str(s) for s in sorted(sizes))})",
-                    zh=f"位于 {address}:{port} 的 DP 组中，各节点的 --data-parallel-size 不一致"
-                    f"（{', '.join(str(s) for s in sorted(sizes))}）",
-                ),
-                kit.span_of(serve, "--data-parallel-size"),
-                Fix(Text(en="use the same --data-parallel-size on every node of the group",
-                         zh="组内每个节点使用相同的 --data-parallel-size")),
-                path=plan.path,
-            )
-            continue
-        total = sizes.pop()
-        ranks = []
-        for plan, serve in members:
-            local = kit.integer(serve, "--data-parallel-size-local", strict=False).value
-            start = kit.integer(serve, "--data-parallel-start-rank", strict=False).value or 0
-            if local is None:
-                break
-            ranks.append((start, local, plan, serve))
-        else:
-            ranks.sort(key=lambda item: item[0])
-            covered = sum(local for _, local, _, _ in ranks)
-            if len(members) > 1 or covered > total:
-                expected = 0
-                for start, local, plan, serve in ranks:
-                    if start != expected:
-                        yield Finding(
-                            DP_SPREAD,
-                            Text(
-                                en=f"--data-parallel-start-rank {start} on {_name(plan)}: the ranks "
-                                f"before it end at {expected - 1}, so ranks {min(start, expected)}.."
-                                f"{max(start, expected) - 1} are {'missing' if start > expected else 'claimed twice'}",
-                                zh=f"{_name(plan)} 的 --data-parallel-start-rank 为 {start}：此前的 rank 止于 "
-                                f"{expected - 1}，因此 rank {min(start, expected)}..{max(start, expected) - 1} "
-                                f"{'无人承担' if start > expected else '被重复占用'}",
-                            ),
-                            kit.span_of(serve, "--data-parallel-start-rank"),
-                            Fix(Text(en=f"set --data-parallel-start-rank {expected}",
-                                     zh=f"设置 --data-parallel-start-rank {expected}")),
-                            path=plan.path,
-                        )
-                    expected = start + local
-                if covered != total and len(members) > 1:
-                    plan, serve = ranks[-1][2], ranks[-1][3]
-                    yield Finding(
-                        DP_SPREAD,
-                        Text(
-                            en=f"the local DP sizes of the group add up to {covered}, but "
-                            f"--data-parallel-size is {total}",
-                            zh=f"该组各节点本地 DP 规模之和为 {covered}，但 --data-parallel-size 为 {total}",
-                        ),
-                        kit.span_of(serve, "--data-parallel-size-local"),
-                        Fix(Text(
-                            en="make the local sizes add up to --data-parallel-size, or add the missing node's script",
-                            zh="让各节点本地规模之和等于 --data-parallel-size，或补上缺失节点的脚本",
-                        )),
-                        path=plan.path,
-                    )
-        if len(members) < 2:
-            continue
-        for plan, serve in members:
-            start = kit.integer(serve, "--data-parallel-start-rank", strict=False).value or 0
-            headless = serve.has("--headless")
-            hybrid = start != 0 and not headless and serve.opt("--api-server-count") is None
-            if start != 0 and not headless and not hybrid:
-                yield Finding(
-                    DP_SPREAD,
-                    Text(
-                        en=f"{_name(plan)} is not the head of the DP group (start rank {start}) and "
-                        "must run --headless",
-                        zh=f"{_name(plan)} 不是 DP 组的主节点（起始 rank 为 {start}），必须加 --headless",
-                    ),
-                    serve.span,
-                    Fix(Text(en="add --headless", zh="添加 --headless")),
-                    path=plan.path,
-                )
-            # --headless with --api-server-count > 0 is QL541's (per script), not repeated here
-
-
-KV_PORT = RuleMeta(
-    id="QL613",
-    name="kv-port-in-reserved-range",
-    groups=("pd", "kv-transfer"),
-    severity="warning",
-    requires=("kv_transfer", "hardware"),
-    title=Text(en="kv_port lies in the range the transfer engine picks random ports from",
-               zh="kv_port 落在传输引擎随机取端口的范围内"),
-    why=Text(
-        en="Ascend's direct transport for Mooncake binds random ports in [20000, 20000 + 1000 x NPUs per node). "
-        "A kv_port (and the ports after it, one per rank) inside that range collides now and then: "
-        "'zmq.error.ZMQError: Address already in use' at random restarts. The Mooncake guide asks for "
-        "kv_port >= 28000 on 8-NPU nodes and >= 36000 on 16-NPU nodes. The tutorials use 23010, 30000 and "
-        "30200 on Atlas A3 nodes, inside the range.",
-        zh="昇腾上 Mooncake 的直连传输会在 [20000, 20000 + 1000 x 每节点 NPU 数) 内随机绑定端口。kv_port（以及其后每个 rank "
-        "占用的端口）落在这个范围内就会偶发冲突：随机重启时出现 “zmq.error.ZMQError: Address already in use”。Mooncake "
-        "指南要求 8 卡节点 kv_port >= 28000，16 卡节点 >= 36000。教程在 Atlas A3 上使用了 23010、30000、30200，"
-        "均在该范围内。",
-    ),
-    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/examples/disaggregated_prefill_v1/mooncake_connector_deployment_guide.md",),
-    faq="kv-port-range",
-    fix="unsafe",
-    examples=(
-        Example(
-            bad="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
-            "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_port\": \"30200\"}'\n",
-            good="# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --kv-transfer-config "
-            "'{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", \"kv_port\": \"36200\"}'\n",
-        ),
-    ),
-)
-
-
-@check(KV_PORT)
-def kv_port(scope: Scope):
-    config = scope.get("kv_transfer")
-    if not config or "kv_port" not in config:
-        return
-    try:
-        port = int(config["kv_port"])
-    except (TypeError, ValueError, OverflowError):  # (a JSON 1e999 is an infinite float)
-        return
-    hardware = scope.kb.hardware_by_id(scope.get("hardware"))
-    low, high = 20000, 20000 + 1000 * hardware.npus_per_node
-    if low <= port < high:
-        span = kit.span_of(scope.serve, "--kv-transfer-config", "kv_port")
-        yield Finding(
-            KV_PORT,
-            Text(
-                en=f"kv_port {port} is inside [{low}, {high}), the range the Ascend direct transport draws random ports "
-                f"from on a {hardware.npus_per_node}-NPU node; use {high} or above",
-                zh=f"kv_port {port} 位于 [{low}, {high}) 内，这是 {hardware.npus_per_node} 卡节点上昇腾直连传输"
-                f"随机取端口的范围；请使用 {high} 及以上的端口",
-            ),
-            span,
-            Fix(Text(en=f"move kv_port to {high} or above (and keep P and D ports apart)",
-                     zh=f"把 kv_port 改到 {high} 及以上（并让 P 与 D 的端口互不重叠）"), safety="unsafe"),
-        )
 
 
 PROXY = RuleMeta(

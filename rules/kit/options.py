@@ -328,3 +328,16 @@ def option_source(name: str, version: str) -> str | None:
 def parser_source(release: ReleaseFacts) -> str | None:
     """The release's FlexibleArgumentParser (what rejects an unknown option)."""
     return release.parser.get("class_source")
+
+def key_table(scope: Scope, release, fact, option):
+    """The key table of a JSON option: the release's own (vLLM sub-configs), else the hand-kept one
+    (--additional-config: with the key types of the release's own reader)."""
+    if release is not None:
+        name = fact.name if fact is not None else option.name
+        sub = sub_config(release, name)
+        if sub is not None:
+            return sub
+    table = scope.kb.sub_config(option.name)
+    if table is not None and release is not None and option.name == "--additional-config":
+        return additional_config_spec(release, table)
+    return table

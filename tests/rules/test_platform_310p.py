@@ -3,7 +3,7 @@
 
 import pytest
 
-from qlint.rules.platform_310p import default_capture_sizes, two_sizes
+from qlint.rules.platform_310p_graphs import default_capture_sizes, two_sizes
 
 from conftest import FIXTURES, SHARED, lint, hits_at, fixed
 
