@@ -167,8 +167,8 @@ class SectionReader:
             nested_keys = self.keys_read(init, owner, lambda node, p=param: ast.unparse(node) in (p, f"({p} or {{}})"), depth + 1)
             if not nested_keys:
                 # handed over whole but never read as a dict (DumpConfig(dump_config_path: str)): not a section
-                arg = next((a for a in init.args.args if a.arg == param), None)
-                annotation = ast.unparse(arg.annotation) if arg is not None and arg.annotation is not None else ""
+                given = next((a for a in init.args.args if a.arg == param), None)
+                annotation = ast.unparse(given.annotation) if given is not None and given.annotation is not None else ""
                 record["type"] = "str" if "str" in annotation else ("dict" if "dict" in annotation else "any")
                 return
             record["keys"] = sorted(nested_keys.values(), key=lambda k: k["key"])
