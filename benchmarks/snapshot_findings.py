@@ -2,6 +2,7 @@
 
     python benchmarks/snapshot_findings.py -o /tmp/before.json       # record
     python benchmarks/snapshot_findings.py --check /tmp/before.json  # record again and compare
+    python benchmarks/snapshot_findings.py --only examples --check /tmp/before.json  # a part only
 
 The corpus:
 
@@ -252,14 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", help="compare with this snapshot; exit 1 when anything differs")
     parser.add_argument("--by-result", action="store_true",
                         help="with --check: compare fixes by the text they produce, not by their edits")
+    parser.add_argument("--only", help="comma-separated parts: fixtures, examples, generated (default: all)")
     parser.add_argument("--skip-generated", action="store_true", help="leave out the generated matrix (faster)")
     args = parser.parse_args(argv)
     start = time.process_time()
     snapshot = Snapshot()
-    snapshot.fixtures()
-    snapshot.examples()
-    if not args.skip_generated:
-        snapshot.generated()
+    parts = args.only.split(",") if args.only else ["fixtures", "examples"] + ([] if args.skip_generated else ["generated"])
+    for part in parts:
+        getattr(snapshot, part)()
     document = snapshot.document()
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, indent=0)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -268,8 +269,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     if args.check:
-        differences = compare(json.loads(Path(args.check).read_text(encoding="utf-8")), document,
-                              by_result=args.by_result)
+        before = json.loads(Path(args.check).read_text(encoding="utf-8"))
+        if args.only:  # compare the same parts of an earlier, fuller snapshot
+            prefixes = tuple(p for part in parts for p in ({"fixtures": ("cases/", "seeds/", "tutorials/"),
+                                                            "examples": ("examples/",),
+                                                            "generated": ("generated",)}[part]))
+            before = {"records": [r for r in before["records"] if r["file"].startswith(prefixes)],
+                      "fixed": {k: v for k, v in before["fixed"].items() if k.startswith(prefixes)}}
+            document = {"records": document["records"], "fixed": {k: v for k, v in document["fixed"].items()
+                                                                  if k.startswith(prefixes)}}
+        differences = compare(before, document, by_result=args.by_result)
         print(f"{differences} differences" if differences else "identical", file=sys.stderr)
         return 1 if differences else 0
     return 0
