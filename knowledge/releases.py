@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from qlint import __version__
-from qlint.knowledge.base import KnowledgeError, _blake2b, _cache_dir, parse_version
+from qlint.knowledge.base import KnowledgeError, _blake2b, _cache_dir, parse_version, release_tag
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 
@@ -198,6 +197,9 @@ def nearest_release(tag: str) -> str | None:
     if tag in releases:
         return tag
     try:
+        tag = release_tag(tag)  # v0.23.0-a3 is v0.23.0, not the alpha pre-release 0.23.0a3
+        if tag in releases:
+            return tag
         wanted = parse_version(tag)
     except Exception:
         return None
@@ -277,12 +279,27 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
     )
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def facts_for(tag: str) -> ReleaseFacts | None:
     """The facts of vllm-ascend ``tag`` (or of the nearest known release); None when no data exists."""
     release = nearest_release(tag)
     if release is None:
         return None
+    facts = _release_facts(release)
+    if facts is None or facts.requested == tag:
+        return facts
+    return replace(facts, requested=tag)  # shares the (read-only) tables of the release
+
+
+@lru_cache(maxsize=None)
+def _release_facts(release: str) -> ReleaseFacts | None:
+    """The facts of one known release, built once per process from its data files.
+
+    The files are validated with pydantic the first time this user reads them; a private marker file
+    named by their digest (``release-<digest>.validated`` in the cache directory) records that, so later
+    runs only parse the JSON. The marker holds nothing that is read back: no cached object is ever
+    loaded (a pickle here once let a planted cache file run code).
+    """
     ascend_name = f"ascend/{release}.json"
     ascend_bytes, ascend = _read_json(ascend_name)
     vllm_version = ascend.get("vllm_data")
@@ -291,28 +308,19 @@ def facts_for(tag: str) -> ReleaseFacts | None:
     vllm_name = f"vllm/{vllm_version}.json"
     vllm_bytes, vllm = _read_json(vllm_name)
     digest = _blake2b(__version__.encode(), digest_size=16)
-    digest.update(ascend_bytes + b"\0" + vllm_bytes + tag.encode())
+    digest.update(ascend_bytes + b"\0" + vllm_bytes)
     directory = _cache_dir()
-    cache = directory / f"release-{digest.hexdigest()}.pickle" if directory else None
-    if cache is not None and cache.is_file():
-        try:
-            with cache.open("rb") as handle:
-                facts = pickle.load(handle)
-            if isinstance(facts, ReleaseFacts):
-                return facts
-        except Exception:  # a stale or damaged cache is rebuilt
-            pass
-    _validate(ascend_name, ascend, "AscendReleaseData")
-    _validate(vllm_name, vllm, "VllmReleaseData")
-    facts = _build(tag, release, ascend, vllm)
-    if cache is not None:
-        import tempfile
+    marker = directory / f"release-{digest.hexdigest()}.validated" if directory else None
+    from qlint.knowledge.compiled import trusted_cache_file
 
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=cache.parent, delete=False) as written:
-                pickle.dump(facts, written, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(written.name, cache)
-        except OSError:
-            pass
-    return facts
+    if marker is None or not trusted_cache_file(marker):
+        _validate(ascend_name, ascend, "AscendReleaseData")
+        _validate(vllm_name, vllm, "VllmReleaseData")
+        if marker is not None:
+            try:
+                marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                descriptor = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.close(descriptor)
+            except OSError:
+                pass  # a read-only home only costs the validation time
+    return _build(release, release, ascend, vllm)

@@ -88,3 +88,35 @@ def test_the_shipped_form_is_used_when_it_matches(tmp_path, monkeypatch):
 def test_encode_refuses_types_json_cannot_hold():
     with pytest.raises(TypeError):
         compiled.encode({1, 2}, base.Record)
+
+
+def test_release_facts_never_load_a_cached_object(tmp_path, monkeypatch):
+    """The per-release facts are rebuilt from their JSON; the cache holds only a private 'validated'
+    marker, so a planted pickle next to it is never read."""
+    from qlint.knowledge import releases
+
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("QLINT_CACHE_DIR", str(directory))
+    releases.facts_for.cache_clear()
+    releases._release_facts.cache_clear()
+    try:
+        first = releases.facts_for("v0.23.0")
+        markers = list(directory.glob("release-*.validated"))
+        assert first is not None and len(markers) == 1 and markers[0].stat().st_size == 0
+        assert markers[0].stat().st_mode & 0o077 == 0
+        marker = tmp_path / "ran"
+
+        class Payload:
+            def __reduce__(self):
+                return (open, (str(marker), "w"))
+
+        (directory / markers[0].name.replace(".validated", ".pickle")).write_bytes(pickle.dumps(Payload()))
+        releases.facts_for.cache_clear()
+        releases._release_facts.cache_clear()
+        again = releases.facts_for("v0.23.0")
+        assert not marker.exists() and again is not None and again.long_names == first.long_names
+        nearest = releases.facts_for("v0.23.0-a3") or releases.facts_for("v0.23.0")
+        assert nearest.release == first.release
+    finally:
+        releases.facts_for.cache_clear()
+        releases._release_facts.cache_clear()
