@@ -21,7 +21,10 @@ from qlint.linter.fixes import apply_fixes, fixes_to_apply
 from qlint.linter.lint import LintResult
 from qlint.rules.base import Edit, Fix
 
-MAX_ROUNDS = 3
+MAX_ROUNDS = 10
+"""Fix rounds per file: a fix that overlaps another waits for the next round, and one fix can make
+another finding appear (a switch turned off becomes a redundant default), so a few rounds are needed
+to reach the point where a second --fix changes nothing; ten is a bound against loops, not a budget."""
 _BOM = b"\xef\xbb\xbf"
 
 

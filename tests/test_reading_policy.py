@@ -224,3 +224,22 @@ def test_fix_keeps_owner_and_group(tmp_path):
     write_atomic(str(path), b"new\n", original=path.read_bytes())
     info = path.stat()
     assert (info.st_uid, info.st_gid) == (1234, 5678) and path.read_bytes() == b"new\n"
+
+
+def test_fix_converges_on_both_prefix_caching_spellings_with_a_decode_connector(tmp_path):
+    """Turning prefix caching off makes the switch a redundant default; one --fix run must reach the
+    point where a second changes nothing (it once needed two runs)."""
+    path = tmp_path / "run_d.sh"
+    path.write_text(
+        "#!/bin/bash\n# qlint: hardware=a3 vllm-ascend=v0.23.0\n"
+        "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2 \\\n"
+        "  --enable-prefix-caching --enable_prefix_caching \\\n"
+        "  --kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\", "
+        "\"kv_port\": \"36000\", \"kv_connector_extra_config\": {\"prefill\": {\"dp_size\": 1, \"tp_size\": 2}, "
+        "\"decode\": {\"dp_size\": 1, \"tp_size\": 2}}}'\n")
+    first = run(["--fix", str(path)])
+    assert "fixed" in first.output, first.output
+    once = path.read_text()
+    assert "enable_prefix_caching" not in once and "--enable-prefix-caching" not in once
+    second = run(["--fix", str(path)])
+    assert path.read_text() == once and "fixed" not in second.output, second.output
