@@ -403,7 +403,7 @@ def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: Flavor, ver
 
 
 def _has_recipe(kb: KnowledgeBase, guide: Guide, scenario: str, quantization: str) -> bool:
-    return any(r.scenario == scenario and r.quantization == quantization and r.nodes == 1
+    return any(r.scenario == scenario and r.quantization == quantization and r.nodes == 1 and r.deployment is None
                for r in kb.recipes_for(guide.model.id, guide.hardware.id))
 
 
