@@ -1,0 +1,248 @@
+"""Rules over what runs on one node, and DP groups read as ``linter/topology.py`` instances.
+
+QL615 ``launcher-npu-demand``: ``launch_online_dp.py`` starts ``--dp-size-local`` engines of
+``--tp-size`` NPUs each on the node it runs on (devices ``i*tp .. (i+1)*tp-1``,
+``launch_online_dp.py`` L54-58); asking for more NPUs than the node has fails at the first
+missing device. QL616 ``engines-collide-on-node``: the engines one script starts run on one
+node, so their API and RPC ports, their NPUs and their Mooncake kv_port ranges
+(``kv_port + rank``) must not meet. QL617 ``dp-group-endpoints``: the nodes of one internal DP
+group (``--data-parallel-size-local`` below ``--data-parallel-size``, ranks adding up to it)
+must name the same address and RPC port, or the head waits for ranks that never arrive.
+"""
+
+from __future__ import annotations
+
+from qlint.knowledge.text import Text
+from qlint.linter.topology import kv_port_clashes
+from qlint.rules import kit
+from qlint.rules.base import Example, Finding, Fix, RuleMeta
+from qlint.rules.graph import Scope, check, serve_scopes
+from qlint.rules.pd_deployment import PD_SOURCES
+from qlint.rules.plan import LauncherCommand
+
+LAUNCHER = "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/examples/external_online_dp/launch_online_dp.py#L54-L58"
+DP_ARGS = "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/engine/arg_utils.py#L1818-L1935"
+
+DEMAND = RuleMeta(
+    id="QL615",
+    name="launcher-npu-demand",
+    groups=("parallelism", "pd"),
+    severity="error",
+    scope="script",
+    requires=("hardware",),
+    title=Text(en="launch_online_dp.py asks for more NPUs than the node has",
+               zh="launch_online_dp.py 申请的 NPU 多于节点所有"),
+    why=Text(
+        en="launch_online_dp.py starts --dp-size-local engines on its node (all of --dp-size when it is not set), "
+        "engine i on devices i x --tp-size .. (i + 1) x --tp-size - 1. More than the node's NPUs (8 on an "
+        "Atlas 800 A2, 16 on an A3) and the engines past the last device fail at startup.",
+        zh="launch_online_dp.py 在所在节点上启动 --dp-size-local 个引擎（未设置时为 --dp-size 个），第 i 个引擎使用设备 "
+        "i x --tp-size .. (i + 1) x --tp-size - 1。超过节点的 NPU 数（Atlas 800 A2 为 8，A3 为 16）时，"
+        "超出最后一个设备的引擎会启动失败。",
+    ),
+    sources=(LAUNCHER,) + PD_SOURCES[:1],
+    examples=(Example(
+        bad="# qlint: hardware=a3\npython launch_online_dp.py --dp-size 8 --tp-size 4 --dp-size-local 8 --dp-address 10.0.0.1\n",
+        good="# qlint: hardware=a3\npython launch_online_dp.py --dp-size 8 --tp-size 4 --dp-size-local 4 --dp-address 10.0.0.1\n",
+    ),),
+)
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value.text) if value is not None and value.text is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+@check(DEMAND)
+def launcher_demand(scope: Scope):
+    npus = scope.kb.hardware_by_id(scope.get("hardware")).npus_per_node
+    for command in scope.plan.commands:
+        if not isinstance(command, LauncherCommand):
+            continue
+        size = command.options.get("--dp-size")
+        local_value = command.options.get("--dp-size-local")
+        tp_value = command.options.get("--tp-size")
+        local = _int(local_value) if local_value is not None else _int(size)
+        tp = _int(tp_value) if tp_value is not None else 1
+        if local is None or tp is None or local < 1 or local * tp <= npus:
+            continue
+        at = local_value or size
+        fits = max(npus // tp, 0)
+        yield Finding(
+            DEMAND,
+            Text(en=f"{local} local DP engines x TP {tp} = {local * tp} NPUs, but the node has {npus}",
+                 zh=f"{local} 个本地 DP 引擎 x TP {tp} = {local * tp} 个 NPU，而该节点只有 {npus} 个"),
+            at.span if at is not None else command.span,
+            Fix(Text(en=f"run at most {fits} local engines per node (--dp-size-local {fits}) and start the "
+                     "other ranks on more nodes with --dp-rank-start",
+                     zh=f"每个节点最多运行 {fits} 个本地引擎（--dp-size-local {fits}），其余 rank 用 --dp-rank-start "
+                     "在更多节点上启动")),
+        )
+
+
+COLLIDE = RuleMeta(
+    id="QL616",
+    name="engines-collide-on-node",
+    groups=("parallelism", "pd"),
+    severity="error",
+    scope="script",
+    title=Text(en="Two engines of one node share a port, NPUs or kv_port range",
+               zh="同一节点上的两个引擎共用端口、NPU 或 kv_port 范围"),
+    why=Text(
+        en="The engines one script starts run on the same node. Two that listen on the same --port or "
+        "--data-parallel-rpc-port fail to bind; two whose ASCEND_RT_VISIBLE_DEVICES overlap fight for the "
+        "same NPUs; and a Mooncake engine takes kv_port + 0 .. kv_port + ranks - 1, so a second kv_port "
+        "inside that range fails with 'Address already in use'.",
+        zh="同一个脚本启动的引擎运行在同一节点上。两个引擎监听相同的 --port 或 --data-parallel-rpc-port 会绑定失败；"
+        "ASCEND_RT_VISIBLE_DEVICES 重叠的两个引擎会争用同一批 NPU；Mooncake 引擎占用 kv_port + 0 .. kv_port + rank 数 - 1，"
+        "另一个 kv_port 落在其中会报 “Address already in use”。",
+    ),
+    sources=PD_SOURCES + ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/examples/disaggregated_prefill_v1/mooncake_connector_deployment_guide.md",),
+    examples=(Example(
+        bad="ASCEND_RT_VISIBLE_DEVICES=0,1 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8100 --tensor-parallel-size 2 &\n"
+        "ASCEND_RT_VISIBLE_DEVICES=2,3 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8100 --tensor-parallel-size 2 &\n",
+        good="ASCEND_RT_VISIBLE_DEVICES=0,1 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8100 --tensor-parallel-size 2 &\n"
+        "ASCEND_RT_VISIBLE_DEVICES=2,3 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8101 --tensor-parallel-size 2 &\n",
+    ),),
+)
+
+
+def _devices(serve) -> set[int] | None:
+    setting = serve.env.get("ASCEND_RT_VISIBLE_DEVICES")
+    if setting is None or setting.value is None or setting.value.text is None:
+        return None
+    try:
+        return {int(part) for part in setting.value.text.split(",") if part.strip()}
+    except ValueError:
+        return None
+
+
+@check(COLLIDE)
+def collide(scope: Scope):
+    engines = [s for plan, s in serve_scopes(Scope(plan=scope.plan, kb=scope.kb, settings=scope.settings,
+                                                   deployment=[scope.plan]))]
+    if len(engines) < 2:
+        return
+    ports: dict[int, str] = {}
+    devices: list[tuple[set[int], int]] = []
+    kv: list[tuple[str, int | None, int]] = []
+    for index, engine in enumerate(engines, 1):
+        serve = engine.serve
+        for flag in ("--port", "--data-parallel-rpc-port"):
+            number = kit.integer(serve, flag, strict=False).value
+            if number is None:
+                continue
+            if number in ports:
+                yield Finding(
+                    COLLIDE,
+                    Text(en=f"{flag} {number}: engine {index} of this node binds the port {ports[number]} already uses",
+                         zh=f"{flag} {number}：本节点第 {index} 个引擎绑定的端口已被{ports[number]}占用"),
+                    kit.span_of(serve, flag),
+                    Fix(Text(en="give each engine of the node its own port", zh="为节点上的每个引擎分配独立端口")),
+                )
+            ports.setdefault(number, f"engine {index}" if flag == "--port" else f"engine {index} (RPC)")
+        own = _devices(serve)
+        if own is not None:
+            for other, other_index in devices:
+                if own & other:
+                    shared = ",".join(str(d) for d in sorted(own & other))
+                    yield Finding(
+                        COLLIDE,
+                        Text(en=f"engines {other_index} and {index} both use NPUs {shared}",
+                             zh=f"第 {other_index} 和第 {index} 个引擎都使用 NPU {shared}"),
+                        serve.env["ASCEND_RT_VISIBLE_DEVICES"].span,
+                        Fix(Text(en="give each engine its own devices", zh="为每个引擎分配独立的设备")),
+                    )
+            devices.append((own, index))
+        config = engine.known("kv_transfer")
+        if config is not None and isinstance(config.value, dict) and "kv_port" in config.value:
+            try:
+                port = int(config.value["kv_port"])
+            except (TypeError, ValueError, OverflowError):
+                continue
+            tp = kit.integer(serve, "--tensor-parallel-size", strict=False).value or 1
+            local = (kit.integer(serve, "--data-parallel-size-local", strict=False).value
+                     or kit.integer(serve, "--data-parallel-size", strict=False).value or 1)
+            kv.append((f"engine {index}", port, tp * local))
+            for clash in kv_port_clashes("this node", kv):
+                if f"of engine {index} " in clash.en:
+                    yield Finding(COLLIDE, clash, kit.span_of(serve, "--kv-transfer-config", "kv_port"),
+                                  Fix(Text(en="move kv_port past the other engine's ranks",
+                                           zh="把 kv_port 移到另一个引擎各 rank 占用的范围之外"), safety="unsafe"))
+
+
+ENDPOINTS = RuleMeta(
+    id="QL617",
+    name="dp-group-endpoints",
+    groups=("parallelism", "pd"),
+    severity="error",
+    scope="deployment",
+    title=Text(en="The nodes of one DP group name different addresses or RPC ports",
+               zh="同一 DP 组的各节点写了不同的地址或 RPC 端口"),
+    why=Text(
+        en="An internal DP group over nodes is found by its ranks: scripts of one role whose "
+        "--data-parallel-size-local values add up to the same --data-parallel-size, one head and the rest "
+        "--headless. Every one of them must point --data-parallel-address at the head node and use the same "
+        "--data-parallel-rpc-port; a node that names another address or port never joins, and the head "
+        "waits for its ranks until the startup times out.",
+        zh="跨节点的内部 DP 组由其 rank 确定：同一角色的若干脚本，其 --data-parallel-size-local 之和等于相同的 "
+        "--data-parallel-size，一个主节点，其余为 --headless。它们都必须把 --data-parallel-address 指向主节点，并使用相同的 "
+        "--data-parallel-rpc-port；写了别的地址或端口的节点永远加入不了，主节点会一直等待其 rank 直到启动超时。",
+    ),
+    sources=PD_SOURCES + (DP_ARGS,),
+    examples=(Example(
+        bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13390 --data-parallel-start-rank 1 --headless\n",
+        good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n",
+        peers=("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389\n",),
+    ),),
+)
+
+
+def _endpoint(serve, flag: str, default: str | None) -> str | None:
+    """The text of an option, or the variable it names (``$NODE0_IP``) when it is one symbol."""
+    option = serve.opt(flag)
+    if option is None or option.value is None:
+        return default
+    value = option.value
+    if value.text is not None:
+        return value.text
+    if len(value.symbols) == 1:
+        name = value.symbols[0].lstrip("${").split(":", 1)[0].rstrip("}")
+        return "$" + name
+    return None
+
+
+@check(ENDPOINTS)
+def endpoints(scope: Scope):
+    groups: dict[tuple, list] = {}
+    for plan, serve_scope in serve_scopes(scope):
+        serve = serve_scope.serve
+        size = kit.integer(serve, "--data-parallel-size", strict=False).value
+        local = kit.integer(serve, "--data-parallel-size-local", strict=False).value
+        if size is None or local is None or local >= size or serve.opt("--data-parallel-rank") is not None:
+            continue
+        role = serve_scope.known("kv_role")
+        groups.setdefault((role.value if role is not None else None, size), []).append((plan, serve, local))
+    for (_, size), members in groups.items():
+        heads = [m for m in members if not m[1].has("--headless")]
+        if len(members) < 2 or len(heads) != 1 or sum(local for _, _, local in members) != size:
+            continue
+        head_plan, head, _ = heads[0]
+        for flag, default in (("--data-parallel-address", None), ("--data-parallel-rpc-port", "29550")):
+            want = _endpoint(head, flag, default)
+            for plan, serve, _ in members:
+                got = _endpoint(serve, flag, default)
+                if serve is head or want is None or got is None or got == want:
+                    continue
+                yield Finding(
+                    ENDPOINTS,
+                    Text(en=f"{flag} {got} on {plan.path.rsplit('/', 1)[-1]}, but the head of its DP group "
+                         f"({head_plan.path.rsplit('/', 1)[-1]}) uses {want}",
+                         zh=f"{plan.path.rsplit('/', 1)[-1]} 的 {flag} 为 {got}，而其 DP 组的主节点"
+                         f"（{head_plan.path.rsplit('/', 1)[-1]}）使用 {want}"),
+                    kit.span_of(serve, flag) if serve.opt(flag) is not None else serve.span,
+                    Fix(Text(en=f"use {flag} {want} as the head does", zh=f"与主节点一致，使用 {flag} {want}")),
+                    path=plan.path,
+                )

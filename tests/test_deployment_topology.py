@@ -1,0 +1,49 @@
+"""Seed 001's external-DP layout (a launcher per node, a template per side, the proxy): the cross-node
+mistakes issue 14 lists are each reported, and the unmodified layout gets none of them."""
+
+from qlint.linter.deployment import lint_deployment
+from qlint.rules.graph import Settings
+
+from test_deployment import SEED_001, by_rule, files
+
+A3 = Settings(hardware="a3", version="v0.23.0")
+CROSS_NODE = ("QL611", "QL612", "QL614", "QL615", "QL616", "QL617")
+
+
+def test_seed_001_layout_has_no_cross_node_finding():
+    results = lint_deployment(files(*SEED_001), A3)
+    assert not [(r.path, f.rule.id) for r in results for f in r.findings if f.rule.id in CROSS_NODE]
+
+
+def test_served_name_mismatch_between_the_templates():
+    swap = {"s001_pd_decode_template.sh": [("--served-model-name qwen3.5", "--served-model-name qwen35")]}
+    found = by_rule(lint_deployment(files(*SEED_001, replace=swap), A3), "QL611")
+    assert found and all(path.endswith("template.sh") for path, _ in found)
+
+
+def test_proxy_port_that_no_launcher_rank_listens_on():
+    swap = {"s001_pd_proxy.sh": [("7100 7101 7102 7103 7104 7105 7106 7107 \\\n  --decoder-hosts",
+                                  "7100 7101 7102 7103 7104 7105 7106 7199 \\\n  --decoder-hosts")]}
+    found = by_rule(lint_deployment(files(*SEED_001, replace=swap), A3), "QL614")
+    assert [(path, "7199" in f.message) for path, f in found] == [("s001_pd_proxy.sh", True)]
+
+
+def test_launcher_asking_for_more_npus_than_the_node_has():
+    swap = {"s001_pd_launchers.sh": [("--dp-size 8 --tp-size 2 --dp-size-local 8 --dp-rank-start 0 --dp-address 141.xx.xx.2",
+                                      "--dp-size 8 --tp-size 4 --dp-size-local 8 --dp-rank-start 0 --dp-address 141.xx.xx.2")]}
+    found = by_rule(lint_deployment(files(*SEED_001, replace=swap), A3), "QL615")
+    assert len(found) == 1 and "32 NPUs" in found[0][1].message and found[0][1].span.line == 4
+
+
+def test_generated_dp_group_over_nodes_is_checked_not_skipped():
+    from qlint.knowledge.base import load
+    from qlint.linter.generate_nodes import generate_pd
+
+    tree = generate_pd(load(), "Qwen3.5-397B-A17B", "a3", version="v0.23.0")
+    scripts = dict(tree.scripts_in_order)
+    scripts["run_d1.sh"] = scripts["run_d1.sh"].replace("--data-parallel-rpc-port 13389", "--data-parallel-rpc-port 13390")
+    scripts["run_d1.sh"] = scripts["run_d1.sh"].replace('"${DECODE0_IP:?', '"${DECODE1_IP:?')
+    results = lint_deployment([(name, text.encode()) for name, text in scripts.items()])
+    messages = sorted(f.message for _, f in by_rule(results, "QL617"))
+    assert len(messages) == 2 and "13390" in messages[0] + messages[1] and "$DECODE1_IP" in messages[0] + messages[1]
+    assert {path for path, _ in by_rule(results, "QL617")} == {"run_d1.sh"}
