@@ -366,7 +366,10 @@ def render_guide(kb: KnowledgeBase, guide: Guide, lang: str, flavor: Flavor, ver
                                   else "guide.sized.derived"))
             page.code_block("bash", outcome.script)
 
-    _pd_section(kb, page, guide, lang)
+    from qlint.docgen.guide_nodes import multi_node_section
+
+    multi_node_section(kb, page, guide.model.id, guide.hardware.id, version, lang)
+    _pd_section(kb, page, guide, lang, version)
 
     if generated:
         reference = generated[0]
@@ -407,7 +410,7 @@ def _has_recipe(kb: KnowledgeBase, guide: Guide, scenario: str, quantization: st
                for r in kb.recipes_for(guide.model.id, guide.hardware.id))
 
 
-def _pd_section(kb: KnowledgeBase, page: Page, guide: Guide, lang: str) -> None:
+def _pd_section(kb: KnowledgeBase, page: Page, guide: Guide, lang: str, version: str) -> None:
     from qlint.linter.catalog import all_rules
 
     hw_name = hardware_name(guide.hardware.id, lang)
@@ -416,7 +419,10 @@ def _pd_section(kb: KnowledgeBase, page: Page, guide: Guide, lang: str) -> None:
         page.para(say(lang, "guide.pd.none", reason=say(lang, "guide.pd.reason", hardware=hw_name)))
     else:
         page.para(say(lang, "guide.pd.text", hardware=hw_name))
-        page.code_block("bash", "qlint run_p.sh run_d.sh proxy.sh\n")
+        from qlint.docgen.guide_nodes import pd_plan
+
+        if not pd_plan(kb, page, guide.model.id, guide.hardware.id, version, lang):
+            page.code_block("bash", "qlint run_p.sh run_d.sh proxy.sh\n")
     # the PD rules that apply to this hardware: the 310P ones only on the 310P, and vice versa
     on_310p = guide.hardware.id == "310p"
     rules = [m for m in all_rules() if PD_GROUP in m.groups and ("310p" in m.groups) == on_310p]

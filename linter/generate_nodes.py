@@ -73,6 +73,23 @@ def _fits(kb, model, hardware, quantized: bool, npus: int) -> None:
                               f"{hardware.names[0]} node(s) ({npus} x {hardware.hbm_gb} GB)")
 
 
+def _experts_divide(model, ep: int) -> None:
+    """Expert parallel over TP x DP ranks must split the routed experts evenly (the linter's QL207)."""
+    if model.moe and model.num_experts and model.num_experts % ep:
+        raise GenerationError(f"EP size {ep} does not divide the {model.num_experts} routed experts of {model.id}")
+
+
+def _fewest_nodes(kb, model, hardware, quantized: bool, most: int = 4) -> int:
+    """The fewest nodes whose NPUs hold the weights (1 when none up to ``most`` do: refused later)."""
+    for nodes in range(1, most + 1):
+        try:
+            _fits(kb, model, hardware, quantized, nodes * hardware.npus_per_node)
+        except GenerationError:
+            continue
+        return nodes
+    return 1
+
+
 def generate_nodes(kb: KnowledgeBase, model_id: str, hardware_id: str, nodes: int, scenario: str = "high-throughput",
                    quantized: bool = True, version: str | None = None) -> NodesDeployment:
     """One instance over ``nodes`` nodes: ``node0.sh`` (the head) .. ``node{N-1}.sh`` (``--headless``)."""
@@ -91,6 +108,7 @@ def generate_nodes(kb: KnowledgeBase, model_id: str, hardware_id: str, nodes: in
         tp, dp, local = recipe.tp, recipe.dp, recipe.dp_local
     else:  # TP over one node, one DP rank per node (the tutorial's 2 x A2 layout)
         tp, dp, local = hardware.npus_per_node, nodes, 1
+    _experts_divide(model, tp * dp)
     try:
         instance = spread("engine", "mixed", dp, tp, names, hardware.npus_per_node, port=8000, rpc_port=RPC_PORT,
                           address=address_of(names[0]), expert_parallel=bool(model.moe), dp_local=local)
@@ -131,11 +149,12 @@ def generate_pd(kb: KnowledgeBase, model_id: str, hardware_id: str, quantized: b
         if recipe is not None and override in (None, recipe.nodes):
             sides[role] = (recipe, recipe.nodes, recipe.tp, recipe.dp, recipe.dp_local)
         else:
-            nodes = override or (recipe.nodes if recipe is not None else 1)
+            nodes = override or (recipe.nodes if recipe is not None else _fewest_nodes(kb, model, hardware, quantized))
             _fits(kb, model, hardware, quantized, nodes * hardware.npus_per_node)
             base = generate(kb, model.id, hardware.id, "high-throughput", quantized, version) if nodes == 1 else None
             tp = base.tp if base is not None else (2 if model.moe else hardware.npus_per_node)
             dp = nodes * hardware.npus_per_node // tp
+            _experts_divide(model, tp * dp)
             sides[role] = (None, nodes, tp, dp, None)
     instances: dict[str, list[Instance]] = {"prefill": [], "decode": []}
     ports = {"prefill": 8100, "decode": 8200}
@@ -221,9 +240,10 @@ def _readme(out: NodesDeployment, model: str, hardware: str, proxy: str | None) 
             step += 1
             script = script_name(share.node)
             what = "head" if not share.headless else "--headless"
+            role_zh = {"mixed": "混合", "prefill": "预填充", "decode": "解码"}[instance.role]
             en.append(f"{step}. node `{share.node}`: `bash {script}` ({instance.role}, {what}, DP ranks "
                       f"{share.dp_start}..{share.dp_start + share.dp_local - 1}, TP {share.tp})")
-            zh.append(f"{step}. 节点 `{share.node}`：`bash {script}`（{instance.role}，"
+            zh.append(f"{step}. 节点 `{share.node}`：`bash {script}`（{role_zh}，"
                       f"{'主节点' if not share.headless else '--headless'}，DP rank {share.dp_start}.."
                       f"{share.dp_start + share.dp_local - 1}，TP {share.tp}）")
     if proxy is not None:

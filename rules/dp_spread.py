@@ -49,13 +49,16 @@ def dp_spread(scope: Scope):
             continue
         written = serve.opt("--data-parallel-address")
         rpc = serve.opt("--data-parallel-rpc-port")
-        if written is None or written.value is None or written.value.text is None:
+        value = written.value if written is not None else None
+        if value is None or (value.text is None and len(value.symbols) != 1):
             continue
+        # one variable ("${NODE0_IP:?...}", "$MASTER_IP") names the same address in every script that uses it
+        address_key = value.text if value.text is not None else "$" + value.symbols[0].lstrip("${").split(":", 1)[0].rstrip("}")
         # A DP group is one vLLM instance: a prefill engine and a decode engine never share one, even when
         # their scripts name the same address (tutorials write the node's own IP as one placeholder, e.g.
         # Qwen3.5-397B-A17B.md section 5.4: "--data-parallel-address ${IP_ADDRESS}" on both P and D).
         role = serve_scope.known("kv_role")
-        key = (written.value.text, rpc.value.text if rpc is not None and rpc.value is not None else "29550",
+        key = (address_key, rpc.value.text if rpc is not None and rpc.value is not None else "29550",
                role.value if role is not None else None)
         groups.setdefault(key, []).append((plan, serve))
     for (address, port, _role), members in groups.items():

@@ -166,3 +166,26 @@ def test_cli_writes_the_tree_executable(tmp_path):
     refused = CliRunner().invoke(main, ["generate", "--model", "Qwen3.5-397B-A17B", "--hardware", "a2", "--bf16",
                                         "--nodes", "2"])
     assert refused.exit_code == 2 and "does not fit 2 Atlas 800 A2" in refused.output
+
+
+def test_guides_carry_the_generated_plans():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "docs" / "_generated"
+    a3 = (root / "en" / "guides" / "qwen3.5-397b-a17b-a3.md").read_text()
+    assert "## Multi-node deployment" in a3 and "--nodes 2 --bf16" in a3
+    assert "`run_d1.sh`" in a3 and "--data-parallel-start-rank 8" in a3 and "load_balance_proxy_layerwise" in a3
+    a2 = (root / "zh_CN" / "guides" / "qwen3.5-397b-a17b-a2.md").read_text()
+    assert "## 多节点部署" in a2 and "--nodes 2 -o deploy/" in a2 and "--nodes 4 --bf16" in a2
+    for path in root.rglob("guides/*.md"):
+        text = path.read_text()
+        assert "does not generate PD" not in text and "暂不生成 PD" not in text, path
+
+
+def test_a_plan_that_does_not_lint_clean_stops_the_guide_build():
+    from qlint.docgen.guide_nodes import NodesPlanError, lint_tree
+
+    tree = generate_nodes(KB, "Qwen3.5-397B-A17B", "a2", 2, version="v0.23.0")
+    tree.files["node1.sh"] = tree.files["node1.sh"].replace("--data-parallel-start-rank 1", "--data-parallel-start-rank 0")
+    with pytest.raises(NodesPlanError, match="QL612"):
+        lint_tree(tree, "test")
