@@ -130,6 +130,8 @@ _REFUSALS_ZH = (
      "{hw} 上运行 {model} 需要 vllm-ascend {first} 或更新版本，而不是 {version}"),
     (re.compile(r"^TP (?P<tp>\d+) x DP (?P<dp>\d+) needs more than one (?P<hw>.+) node$"),
      "TP {tp} x DP {dp} 需要不止一台 {hw}"),
+    (re.compile(r"^(?P<variant>\S+) needs (?P<need>\d+) NPUs by its tutorial, one (?P<hw>.+) node has (?P<npus>\d+)$"),
+     "按教程，{variant} 需要 {need} 张 NPU，而单台 {hw} 只有 {npus} 张"),
     (re.compile(r"^the knowledge has no (?P<quant>\S+) checkpoint of (?P<model>\S+)$"),
      "知识库中没有 {model} 的 {quant} 权重"),
 )

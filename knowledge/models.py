@@ -122,6 +122,8 @@ class ModelVariant(Cited):
     quantization: FormatId
     weights_gb: float | None = Field(default=None, gt=0)
     mtp_head: bool
+    min_npus: int | None = Field(default=None, gt=0)
+    """The fewest 64 GB NPUs (TP x DP x PP of one instance) the model's tutorial says the checkpoint needs."""
     aliases: list[str] = Field(default_factory=list)
 
 

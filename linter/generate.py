@@ -207,6 +207,9 @@ def generate(
         raise GenerationError(f"the knowledge has no maximum context length for {model.id}")
     model_limit: int = model.max_model_len
     variant = _variant(model, quantized)
+    if placement is None and variant.min_npus is not None and variant.min_npus > hardware.npus_per_node:
+        raise GenerationError(f"{variant.name} needs {variant.min_npus} NPUs by its tutorial, one "
+                              f"{hardware.names[0]} node has {hardware.npus_per_node}")
     if placement is not None:
         role = None if placement.instance.role == "mixed" else placement.instance.role
         recipe = placement.recipe or _recipe(kb, model, hardware.id, scenario, variant.quantization,

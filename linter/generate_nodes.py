@@ -67,6 +67,9 @@ def _model(kb: KnowledgeBase, model_id: str):
 def _fits(kb, model, hardware, quantized: bool, npus: int) -> None:
     """Refuse an instance whose weights do not fit ``npus`` NPUs (experts spread by EP, the rest replicated)."""
     variant = _variant(model, quantized)
+    if variant.min_npus is not None and npus < variant.min_npus:
+        raise GenerationError(f"{variant.name} needs {variant.min_npus} NPUs by its tutorial, {npus // hardware.npus_per_node} "
+                              f"{hardware.names[0]} node(s) have {npus}")
     if variant.weights_gb is not None and variant.weights_gb / npus > hardware.hbm_gb * FIT_FRACTION:
         nodes = npus // hardware.npus_per_node
         raise GenerationError(f"{variant.name} (~{variant.weights_gb:g} GB of weights) does not fit {nodes} "

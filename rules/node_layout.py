@@ -249,3 +249,49 @@ def endpoints(scope: Scope):
                     Fix(Text(en=f"use {flag} {want} as the head does", zh=f"与主节点一致，使用 {flag} {want}")),
                     path=plan.path,
                 )
+
+
+TOO_FEW = RuleMeta(
+    id="QL618",
+    name="fewer-npus-than-checkpoint-needs",
+    groups=("parallelism", "memory"),
+    severity="error",
+    requires=("model", "tp", "dp", "pp"),
+    optional=("hardware",),
+    title=Text(en="The instance has fewer NPUs than its tutorial says the checkpoint needs",
+               zh="实例的 NPU 数少于教程给出的该权重所需数量"),
+    why=Text(
+        en="The model's tutorial states how many 64 GB NPUs a checkpoint needs: Qwen3.5-397B-A17B in BF16 takes "
+        "2 Atlas 800 A3 nodes or 4 A2 nodes (32 NPUs), the W8A8 checkpoint 1 A3 or 2 A2 nodes (16). One "
+        "instance (TP x DP x PP over its nodes) with fewer runs out of memory at load or leaves no KV cache; "
+        "qlint generate refuses the same launch.",
+        zh="模型教程写明了每种权重需要多少张 64 GB NPU：Qwen3.5-397B-A17B 的 BF16 权重需要 2 台 Atlas 800 A3 或 4 台 A2"
+        "（32 张），W8A8 权重需要 1 台 A3 或 2 台 A2（16 张）。一个实例（跨节点的 TP x DP x PP）少于这个数量时，加载即显存不足，"
+        "或没有 KV 缓存的空间；qlint generate 也会拒绝同样的启动。",
+    ),
+    sources=("https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L19-L24",),
+    examples=(Example(
+        bad="vllm serve Qwen/Qwen3.5-397B-A17B --tensor-parallel-size 16 --enable-expert-parallel\n",
+        good="vllm serve Qwen/Qwen3.5-397B-A17B --tensor-parallel-size 16 --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --enable-expert-parallel\n",
+        hardware="a3", version="v0.23.0",
+    ),),
+)
+
+
+@check(TOO_FEW)
+def too_few_npus(scope: Scope):
+    variant = scope.get("model").variant
+    hardware = scope.known("hardware")
+    if variant is None or variant.min_npus is None or (hardware is not None and hardware.value == "310p"):
+        return
+    npus = scope.get("tp") * scope.get("dp") * scope.get("pp")
+    if npus >= variant.min_npus:
+        return
+    yield Finding(
+        TOO_FEW,
+        Text(en=f"{variant.name} needs {variant.min_npus} NPUs by its tutorial; this instance has TP x DP x PP = {npus}",
+             zh=f"按教程，{variant.name} 需要 {variant.min_npus} 张 NPU；该实例的 TP x DP x PP 只有 {npus}"),
+        kit.model_span(scope.serve),
+        Fix(Text(en=f"spread the instance over more nodes (qlint generate --nodes) or use a quantized checkpoint",
+                 zh="把实例扩展到更多节点（qlint generate --nodes），或改用量化权重")),
+    )

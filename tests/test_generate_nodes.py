@@ -118,9 +118,9 @@ def test_2xa2_plan_is_the_recipe():
 
 
 def test_bf16_397b_needs_two_a3_or_four_a2_nodes():
-    with pytest.raises(GenerationError, match="does not fit 1 Atlas 800 A3"):
+    with pytest.raises(GenerationError, match="needs 32 NPUs by its tutorial, 1 Atlas 800 A3 node"):
         generate_nodes(KB, "Qwen3.5-397B-A17B", "a3", 1, quantized=False)
-    with pytest.raises(GenerationError, match="does not fit 2 Atlas 800 A2"):
+    with pytest.raises(GenerationError, match="needs 32 NPUs by its tutorial, 2 Atlas 800 A2 node"):
         generate_nodes(KB, "Qwen3.5-397B-A17B", "a2", 2, quantized=False)
 
 
@@ -165,7 +165,7 @@ def test_cli_writes_the_tree_executable(tmp_path):
     assert CliRunner().invoke(main, [str(folder)]).exit_code == 0
     refused = CliRunner().invoke(main, ["generate", "--model", "Qwen3.5-397B-A17B", "--hardware", "a2", "--bf16",
                                         "--nodes", "2"])
-    assert refused.exit_code == 2 and "does not fit 2 Atlas 800 A2" in refused.output
+    assert refused.exit_code == 2 and "needs 32 NPUs" in refused.output
 
 
 def test_guides_carry_the_generated_plans():
