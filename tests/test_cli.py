@@ -190,7 +190,7 @@ def test_generate_writes_a_script_that_lints_clean(tmp_path):
 
 def test_generate_refuses_with_reason():
     result = run(["generate", "--model", "Qwen3.5-397B-A17B", "--hardware", "a2", "--bf16"])
-    assert result.exit_code == 2 and "does not fit" in result.output
+    assert result.exit_code == 2 and "needs 32 NPUs by its tutorial" in result.output
 
 
 def test_explain_log_with_script(tmp_path):
