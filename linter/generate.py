@@ -25,9 +25,11 @@ TUNING_TABLE = "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce
 PD_TUTORIAL = "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626"
 """The same tutorial's multi-node PD section (5.2)."""
 
+from qlint.linter.generate_switches import optimisations
+from qlint.linter.topology import ADDRESS, NIC, Placement
+
 if TYPE_CHECKING:
     from qlint.knowledge.models import Hardware, Model, ModelVariant, Recipe
-    from qlint.linter.topology import Instance, Share
 
 SCENARIOS = ("high-throughput", "low-latency", "long-context")
 FIT_FRACTION = 0.6
@@ -88,32 +90,6 @@ def _recipe(kb: KnowledgeBase, model: Model, hardware: str, scenario: str, quant
                 and recipe.deployment is None):
             return recipe
     return None
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where one script's engine sits in a multi-node or PD deployment (see ``linter/topology.py``)."""
-
-    instance: Instance
-    share: Share
-    recipe: Recipe | None = None
-    peer: Instance | None = None
-    """The other side of a PD pair (its TP/DP go into kv_connector_extra_config)."""
-    engine_id: int = 0
-
-
-OPTIMISATION_KEYS = {"flashcomm1": "enable_flashcomm1", "shared_expert_overlap": "multistream_overlap_shared_expert",
-                     "cpu_binding": "enable_cpu_binding"}
-"""The tuning tables' optimisation column as ``--additional-config`` keys (the 35B-A3B tutorial, 9.3)."""
-
-ADDRESS = "${LOCAL_IP:?set LOCAL_IP to the address of this node}"
-NIC = "${NIC_NAME:?set NIC_NAME to the network interface of LOCAL_IP}"
-
-
-def address_of(node: str) -> str:
-    """The placeholder a script writes for another node's address (set on every node, see the README)."""
-    name = node.upper() + "_IP"
-    return "${" + name + ":?set " + name + " to the address of node " + node + "}"
 
 
 def _power_of_two_tp(model: Model, variant: ModelVariant, hardware: Hardware) -> int:
@@ -360,7 +336,7 @@ def generate(
     additional: dict = {}
     if role == "decode":
         additional["recompute_scheduler_enable"] = True
-    applied = _optimisations(kb, recipe, known, additional, args, notes)
+    applied = optimisations(kb, recipe, known, additional, args, notes)
     if hardware.id == "310p" and not kb.holds("npugraph_ex_auto_off_on_310p", known):
         additional["ascend_compilation_config"] = {"enable_npugraph_ex": False}
     if additional:
@@ -403,33 +379,3 @@ def generate(
         dp_local=share.dp_local if share is not None else None,
         notes=notes,
     )
-
-
-def _optimisations(kb: KnowledgeBase, recipe: Recipe | None, known: str, additional: dict, args: list[str],
-                   notes: list[str]) -> list[str]:
-    """Apply the recipe's optimisation column where the release has the switch; say why not elsewhere."""
-    from qlint.knowledge.releases import facts_for
-
-    applied: list[str] = []
-    facts = facts_for(known)
-    for name in recipe.optimisations if recipe is not None else ():
-        if name == "async_scheduling":
-            if kb.holds("vllm_async_scheduling_default_on", known):
-                notes.append("async scheduling: the release turns it on by itself")
-            else:
-                args.append("--async-scheduling")
-            applied.append(name)
-            continue
-        key = OPTIMISATION_KEYS[name]
-        redundant = next((r for r in kb.redundant if r.kind == "additional-config" and r.setting == key), None)
-        if redundant is not None and kb.holds(redundant.behaviour, known):
-            notes.append(f"{name}: {redundant.note.en}")
-            applied.append(name)
-        elif name == "flashcomm1" and not kb.holds("flashcomm1_key_read", known):
-            notes.append(f"flashcomm1: vllm-ascend {known} no longer reads {key} (FlashComm1 was removed)")
-        elif facts is not None and key in facts.additional_config:
-            additional[key] = True
-            applied.append(name)
-        else:
-            notes.append(f"{name}: vllm-ascend {known} has no additional-config key {key}")
-    return applied

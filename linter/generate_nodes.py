@@ -16,10 +16,8 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from qlint.knowledge.base import KnowledgeBase
-from qlint.linter.generate import (
-    FIT_FRACTION, PD_TUTORIAL, Deployment, GenerationError, Placement, _variant, address_of, generate,
-)
-from qlint.linter.topology import Instance, Topology, spread
+from qlint.linter.generate import FIT_FRACTION, PD_TUTORIAL, Deployment, GenerationError, _variant, generate
+from qlint.linter.topology import Instance, Placement, Topology, address_of, spread
 
 PROXY_PORT = 8000
 RPC_PORT = 13389

@@ -13,8 +13,12 @@ Internal DP over nodes (``--data-parallel-size-local`` / ``--data-parallel-start
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from qlint.knowledge.text import Text
+
+if TYPE_CHECKING:
+    from qlint.knowledge.models import Recipe
 
 
 @dataclass(frozen=True)
@@ -130,3 +134,25 @@ def spread(name: str, role: str, dp: int, tp: int, nodes: list[str], npus_per_no
         raise ValueError(f"{local} DP ranks of TP {tp} need {local * tp} NPUs on a {npus_per_node}-NPU node")
     shares = [Share(node, local, index * local, tp, headless=index > 0) for index, node in enumerate(nodes)]
     return Instance(name, role, dp, tp, expert_parallel, port, rpc_port, address, shares, kv_port)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one script's engine sits in a multi-node or PD deployment (see ``linter/topology.py``)."""
+
+    instance: Instance
+    share: Share
+    recipe: Recipe | None = None
+    peer: Instance | None = None
+    """The other side of a PD pair (its TP/DP go into kv_connector_extra_config)."""
+    engine_id: int = 0
+
+
+ADDRESS = "${LOCAL_IP:?set LOCAL_IP to the address of this node}"
+NIC = "${NIC_NAME:?set NIC_NAME to the network interface of LOCAL_IP}"
+
+
+def address_of(node: str) -> str:
+    """The placeholder a script writes for another node's address (set on every node, see the README)."""
+    name = node.upper() + "_IP"
+    return "${" + name + ":?set " + name + " to the address of node " + node + "}"
