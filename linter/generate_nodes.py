@@ -107,8 +107,13 @@ def generate_nodes(kb: KnowledgeBase, model_id: str, hardware_id: str, nodes: in
     names = [f"node{i}" for i in range(nodes)]
     if recipe is not None:
         tp, dp, local = recipe.tp, recipe.dp, recipe.dp_local
-    else:  # TP over one node, one DP rank per node (the tutorial's 2 x A2 layout)
-        tp, dp, local = hardware.npus_per_node, nodes, 1
+    else:  # the single-node TP where one node holds the weights (DP-first), else TP over the node
+        try:
+            tp = generate(kb, model.id, hardware.id, scenario, quantized, version).tp
+        except GenerationError:
+            tp = hardware.npus_per_node  # the tutorial's 2 x A2 layout: TP8, one DP rank per node
+        local = hardware.npus_per_node // tp
+        dp = nodes * local
     _experts_divide(model, tp * dp)
     try:
         instance = spread("engine", "mixed", dp, tp, names, hardware.npus_per_node, port=8000, rpc_port=RPC_PORT,

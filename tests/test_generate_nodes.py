@@ -189,3 +189,25 @@ def test_a_plan_that_does_not_lint_clean_stops_the_guide_build():
     tree.files["node1.sh"] = tree.files["node1.sh"].replace("--data-parallel-start-rank 1", "--data-parallel-start-rank 0")
     with pytest.raises(NodesPlanError, match="QL612"):
         lint_tree(tree, "test")
+
+
+MATRIX_MODELS = [m.id for m in KB.models if m.in_scope]
+
+
+@pytest.mark.parametrize("version", ["v0.23.0", "v0.25.1rc1", "main"])
+@pytest.mark.parametrize("hardware", ["a2", "a3"])
+def test_every_generated_tree_lints_clean_or_is_refused_with_reason(hardware, version):
+    built = 0
+    for model in MATRIX_MODELS:
+        for quantized in (True, False):
+            for make in (lambda: generate_pd(KB, model, hardware, quantized, version),
+                         lambda: generate_nodes(KB, model, hardware, 2, quantized=quantized, version=version)):
+                try:
+                    tree = make()
+                except GenerationError as error:
+                    assert str(error)
+                    continue
+                built += 1
+                assert not _lint_tree(tree), (model, hardware, quantized, version, _lint_tree(tree))
+                assert all(text.startswith("#!/bin/bash\n") for _, text in tree.scripts_in_order)
+    assert built >= 4
