@@ -31,6 +31,7 @@ from qlint.docgen.writer import Flavor, Page, code, escape
 from qlint.knowledge.base import KnowledgeBase, parse_version, version_in
 from qlint.linter.generate import GenerationError, generate
 from qlint.rules.base import RuleMeta
+from qlint.rules.kit.behaviour import describe_range
 from qlint.rules.groups import GROUPS
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: Flavor) ->
     page.para(say(lang, "rule.meta", severity=pick(SEVERITY[meta.severity], lang), scope=pick(SCOPE[meta.scope], lang),
                   fix=say(lang, f"rule.fix.{meta.fix}")))
     page.para(say(lang, "rule.groups", groups=say(lang, "rule.ctx.sep").join(code(g) for g in meta.groups)))
+    _render_releases(page, meta, kb, lang)
 
     page.heading(2, say(lang, "rule.what"))
     title = escape(text_of(meta.title, lang))
@@ -111,6 +113,41 @@ def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: Flavor) ->
         items.append(say(lang, "rule.faq", link=page.link(text_of(entry.title, lang), "faq", entry.id)))
     page.bullets(items)
     return page.render()
+
+
+def _vllm_range(record, lang: str) -> str:
+    """``, vLLM 0.21.0 and later`` for behaviours with vLLM bounds, else ``""``."""
+    since, until = record.vllm_since, record.vllm_until
+    if since is None and until is None:
+        return ""
+    if until is None:
+        words = say(lang, "rule.behaviour.since", since=since)
+    elif since is None:
+        words = say(lang, "rule.behaviour.until", until=until)
+    else:
+        words = say(lang, "rule.behaviour.between", since=since, until=until)
+    return say(lang, "rule.behaviour.vllm", range=words)
+
+
+def _render_releases(page: Page, meta: RuleMeta, kb: KnowledgeBase, lang: str) -> None:
+    """The releases a rule applies to (from its ``applies`` behaviour) and every release
+    behaviour it asks, with its range and sources (knowledge/data/behaviours.toml)."""
+    page.heading(2, say(lang, "rule.releases"))
+    if meta.applies is not None:
+        page.para(say(lang, "rule.releases.applies", range=describe_range(kb, meta.applies, lang), name=code(meta.applies)))
+    else:
+        page.para(say(lang, "rule.releases.all" if meta.behaviours else "rule.releases.none"))
+    items = []
+    for name in meta.behaviours:
+        record = kb.behaviour(name)
+        item = say(lang, "rule.behaviour", name=code(name), range=describe_range(kb, name, lang),
+                   vllm=_vllm_range(record, lang), what=escape(text_of(record.what, lang)))
+        if record.disagreement is not None:
+            item += " " + say(lang, "rule.behaviour.follows", text=escape(text_of(record.disagreement, lang)))
+        links = say(lang, "rule.ctx.sep").join(citations.render(source, lang) for source in record.sources)
+        items.append(f"{item} {links}")
+    if items:
+        page.bullets(items)
 
 
 def render_rules_index(rules: list[RuleMeta], lang: str, flavor: Flavor) -> str:

@@ -87,7 +87,7 @@ def parse_version(tag: str) -> Version:
 
 
 _RELEASE_TEXT = re.compile(
-    r"^v?(?P<number>\d+\.\d+(?:\.\d+){0,2}(?:rc\d+|\.post\d+)*)"
+    r"^v?(?P<number>\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)"
     r"(?P<suffix>(?:-(?:a2|a3|310p|openeuler|ubuntu[\w.]*|dev))*)$",
     re.IGNORECASE,
 )
@@ -502,16 +502,24 @@ def _assemble(fields: dict[str, list[Record]]) -> "KnowledgeBase":
             parse_version(release.vllm)
         except InvalidVersion as error:
             raise KnowledgeError(f"releases.toml: bad tag {release.tag!r}") from error
+    _check_links(base)
+    return base
+
+
+def _check_links(base: "KnowledgeBase") -> None:
+    """Cross-file references: behaviour bounds are releases of releases.toml, redundant settings
+    name a behaviour, behaviour names are unique. Raises KnowledgeError naming the record."""
+    names = [record.name for record in base.behaviours]
+    if len(set(names)) != len(names):
+        raise KnowledgeError("behaviours.toml: two behaviours share a name")
+    tags = {release.tag for release in base.releases}
     for record in base.behaviours:
         for bound in (record.since, record.until, record.verified, *record.except_at):
-            if bound is not None and bound not in base.release_index:
+            if bound is not None and bound not in tags:
                 raise KnowledgeError(f"behaviours.toml: {record.name}: {bound!r} is not a release in releases.toml")
     for entry in base.redundant:
-        if entry.behaviour not in base.behaviour_index:
+        if entry.behaviour not in names:
             raise KnowledgeError(f"redundant.toml: {entry.setting}: no behaviour {entry.behaviour!r} in behaviours.toml")
-    if len(base.behaviour_index) != len(base.behaviours):
-        raise KnowledgeError("behaviours.toml: two behaviours share a name")
-    return base
 
 
 def _build(blobs: dict[str, bytes]) -> "KnowledgeBase":

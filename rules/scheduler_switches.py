@@ -145,7 +145,12 @@ BALANCE_PD = RuleMeta(
         "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
         good="vllm serve Qwen/Qwen3.6-27B --additional-config '{\"enable_balance_scheduling\": true}'\n",
         version="v0.23.0",
-    ),),
+    ), Example(
+        bad="export VLLM_ASCEND_BALANCE_SCHEDULING=1\nvllm serve Qwen/Qwen3.6-27B "
+        "--kv-transfer-config '{\"kv_connector\": \"MooncakeConnectorV1\", \"kv_role\": \"kv_consumer\"}'\n",
+        good="export VLLM_ASCEND_BALANCE_SCHEDULING=1\nvllm serve Qwen/Qwen3.6-27B\n",
+        version="v0.18.0",
+    )),
 )
 
 

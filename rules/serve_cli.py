@@ -137,7 +137,6 @@ MODEL_ARG = RuleMeta(
     id="QL545",
     name="serve-model-argument",
     behaviours=("vllm_serve_model_positional",),
-    applies="vllm_serve_model_positional",
     groups=("flags",),
     severity="error",
     requires=("version",),
