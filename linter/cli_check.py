@@ -186,7 +186,7 @@ def deployment_files(item: Analysed, walk) -> list[str]:
 
     effective = item.effective
     key = glob_key(item.path, effective.deployments, effective.deployments_root)
-    if key is None:
+    if key is None or effective.deployments_root is None:
         return deployment_folder_files(item.path, walk)
     return [str(path) for path in walk(Path(effective.deployments_root), unreadable=[])
             if glob_key(str(path), effective.deployments, effective.deployments_root) == key]

@@ -1230,10 +1230,10 @@ def _recover_heredocs(source: SourceText, data: bytes, tree: ts.Tree) -> tuple[b
     if bad is not None and bad.is_missing and bad.type == "heredoc_end":
         start = _last_heredoc_start(tree.root_node, bad.start_byte)
         if start is not None:
-            delimiter = source.data[start.start_byte : start.end_byte].decode("utf-8", "replace")
-            delimiter = delimiter.replace("\\", "").replace("'", "").replace('"', "").lstrip("-").strip()
-            if delimiter:
-                closed = data + (b"" if data.endswith(b"\n") else b"\n") + delimiter.encode() + b"\n"
+            opener = source.data[start.start_byte : start.end_byte].decode("utf-8", "replace")
+            closer = opener.replace("\\", "").replace("'", "").replace('"', "").lstrip("-").strip()
+            if closer:
+                closed = data + (b"" if data.endswith(b"\n") else b"\n") + closer.encode() + b"\n"
                 again = parse_tree(closed)
                 if not again.root_node.has_error:
                     return closed, again, [source.span(start.start_byte, start.end_byte)]

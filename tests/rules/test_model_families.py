@@ -3,12 +3,11 @@ rule reads has a launch that fails on it and one that passes (rules skip unknown
 
 import pytest
 
-from conftest import lint
+from conftest import hits_at
 from qlint.knowledge.base import load
 
 
-def hits(text, rule, hardware="a3", version="main"):
-    return [f for f in lint(text, hardware, version) if f.rule.id == rule]
+hits = hits_at("a3", "main")
 
 
 @pytest.mark.parametrize("reference,model_id", [
