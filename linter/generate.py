@@ -325,7 +325,7 @@ def generate(
         own = {"tp_size": tp, "dp_size": dp}
         peer = placement.peer if placement is not None else None
         other = {"tp_size": peer.tp, "dp_size": peer.dp} if peer is not None else own
-        transfer = {"kv_connector": connector, "kv_role": "kv_producer" if role == "prefill" else "kv_consumer",
+        transfer: dict[str, object] = {"kv_connector": connector, "kv_role": "kv_producer" if role == "prefill" else "kv_consumer",
                     "kv_port": str(kv_port)}
         if placement is not None and peer is not None and not kb.holds("kv_engine_id_made_unique", known):
             transfer["engine_id"] = str(placement.engine_id)

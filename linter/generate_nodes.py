@@ -14,10 +14,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.generate import FIT_FRACTION, PD_TUTORIAL, Deployment, GenerationError, _variant, generate
 from qlint.linter.topology import Instance, Placement, Topology, address_of, spread
+
+if TYPE_CHECKING:
+    from qlint.knowledge.models import Recipe
 
 PROXY_PORT = 8000
 RPC_PORT = 13389
@@ -147,9 +151,9 @@ def generate_pd(kb: KnowledgeBase, model_id: str, hardware_id: str, quantized: b
     if not hardware.supports_pd:
         raise GenerationError(f"PD disaggregation is not supported on {hardware.names[0]} (no KV transfer there)")
     quantization = "w8a8" if quantized else "bf16"
-    rows = {r.role: r for r in kb.recipes_for(model.id, hardware.id)
-            if r.deployment is not None and r.quantization == quantization}
-    sides = {}
+    rows: dict[str, Recipe] = {r.role: r for r in kb.recipes_for(model.id, hardware.id)
+                               if r.deployment is not None and r.quantization == quantization}
+    sides: dict[str, tuple[Recipe | None, int, int, int, int | None]] = {}  # role -> (row, nodes, tp, dp, dp_local)
     for role, count, override in (("prefill", count_p, prefill_nodes), ("decode", count_d, decode_nodes)):
         recipe = rows.get(role)
         if recipe is not None and override in (None, recipe.nodes):

@@ -73,18 +73,21 @@ def rule_descriptor(meta: RuleMeta) -> dict:
 def _result(finding: Finding, index: dict[str, int], reason: str | None, suppressed: bool, lang: str = "en",
             sources: list[str] | None = None) -> dict:
     path = finding.path or ""
-    result = {
+    result: dict[str, object] = {
         "ruleId": finding.rule.id,
         "ruleIndex": index[finding.rule.id],
         "level": LEVELS[finding.level],
         "message": {"text": finding.text(lang)},
         "locations": [_location(path, finding.span)],
     }
+    properties: dict[str, object] = {}
     if sources is not None:
-        result["properties"] = {"sources": sources}
+        properties["sources"] = sources
     if finding.fix is not None and not finding.fix.applicable:
         # advice --fix cannot apply: a property, never a SARIF fix (code scanning offers fixes to apply)
-        result.setdefault("properties", {})["advice"] = finding.fix.describe(lang)
+        properties["advice"] = finding.fix.describe(lang)
+    if properties:
+        result["properties"] = properties
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [{
             "description": {"text": finding.fix.describe(lang)
