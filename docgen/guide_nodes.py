@@ -33,7 +33,7 @@ def lint_tree(tree: NodesDeployment, what: str) -> None:
 def multi_node_plans(kb: KnowledgeBase, model_id: str, hardware_id: str, version: str) -> list[tuple[str, NodesDeployment]]:
     """(weights, tree) for each weight type: the recipe's node count, else the fewest nodes (2..4) that
     hold it when one node does not, else none."""
-    out = []
+    out: list[tuple[str, NodesDeployment]] = []
     hardware = kb.hardware_by_id(hardware_id)
     if not hardware.supports_dp:
         return out
