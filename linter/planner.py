@@ -219,6 +219,8 @@ class Planner:
                 out.append(self._docker_layer(simple, layer))
         command = self.command(source, simple)
         if command is not None:
+            if out:
+                command.container = out[-1]  # type: ignore[assignment]
             if isinstance(command, ServeCommand):
                 self._wrapped_serve(command, simple)
             out.append(command)

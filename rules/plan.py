@@ -129,6 +129,7 @@ class Command:
     span: Span
     env: dict[str, EnvSetting]
     argv: list[Value]
+    container: "DockerRun | None" = None  # the innermost docker/podman run whose command line holds it
 
 
 @dataclass(slots=True)
