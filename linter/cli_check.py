@@ -165,6 +165,10 @@ def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
         effective = resolve(cache.for_path(path), overrides)
     except ConfigError as error:
         fail(str(error))
+    if not effective.enabled_ids():  # never "no problems" when no rule ran
+        from qlint.linter.config import empty_selection
+
+        fail(empty_selection(effective))
     policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
                     inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
 

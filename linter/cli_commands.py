@@ -30,6 +30,15 @@ def config_command(path, show, hardware, version, select, ignore, fail_level, co
         effective = resolve(cache.for_path(probe), chosen)
     except ConfigError as error:
         fail(str(error))
+    if target.is_file():  # what the script itself states wins over the configuration file
+        from qlint.knowledge.base import load as load_knowledge
+        from qlint.linter.config import for_script
+        from qlint.linter.lint import lint_bytes
+
+        result = lint_bytes(path, read(path))
+        if result.error is not None:
+            fail(f"{path}:{result.error.line}:{result.error.column}: error: {result.error.message}")
+        effective = for_script(effective, result.plan, path, load_knowledge())
     click.echo(describe(effective, path))
 
 

@@ -139,7 +139,7 @@ def load_config_file(path: Path) -> ConfigFile:
     except ValidationError as error:
         problem = error.errors()[0]
         location = [str(part) for part in problem["loc"]]
-        line, column = _locate(text, location, is_pyproject)
+        line, column = _locate(text, location, is_pyproject, problem["msg"].removeprefix("Value error, "))
         key = ".".join(location) if location else "table"
         if problem["type"] == "extra_forbidden":
             message = f"unknown key {key!r}; known keys: {', '.join(KEYS.values())}"
@@ -149,23 +149,62 @@ def load_config_file(path: Path) -> ConfigFile:
     return ConfigFile(path, "[tool.qlint]" if is_pyproject else "", config, set(table))
 
 
-def _locate(text: str, location: list[str], is_pyproject: bool) -> tuple[int, int]:
-    """Best-effort line/column of a key inside the qlint table (the table header otherwise)."""
+def _locate(text: str, location: list[str], is_pyproject: bool, message: str = "") -> tuple[int, int]:
+    """Line/column of the key an error is about inside the qlint table: ``location`` is pydantic's path
+    (``["severity", "QL202"]``); a key the message quotes (``'QL999' names no rule``) is looked up in
+    that table. Sub-tables are found under their own header (``[tool.qlint.severity]`` /
+    ``[severity]``) or inline (``severity = {QL202 = "loud"}``); the table header otherwise."""
     lines = text.splitlines()
-    start = 0
-    if is_pyproject:
-        for number, line in enumerate(lines):
-            if re.match(r"^\s*\[\s*tool\s*\.\s*qlint\s*[\].]", line):
-                start = number
-                break
+    prefix = r"tool\s*\.\s*qlint" if is_pyproject else ""
     names = [part for part in location if not part.isdigit()]
-    for name in reversed(names):
-        pattern = re.compile(rf"^(\s*)[\"']?{re.escape(name)}[\"']?\s*=|[{{,]\s*[\"']?{re.escape(name)}[\"']?\s*=")
-        for number in range(start, len(lines)):
+    quoted = re.match(r"^'([^']+)' names no rule", message)
+    if quoted and names and quoted.group(1) not in names and names[-1] in ("severity",):
+        names.append(quoted.group(1))
+
+    def header(parts: list[str]) -> re.Pattern:
+        dotted = r"\s*\.\s*".join([prefix] + [re.escape(p) for p in parts] if prefix else [re.escape(p) for p in parts])
+        return re.compile(rf"^\s*\[\s*{dotted}\s*\]")
+
+    def key(name: str) -> re.Pattern:
+        return re.compile(rf"^(\s*)[\"']?{re.escape(name)}[\"']?\s*=|[{{,]\s*[\"']?{re.escape(name)}[\"']?\s*=")
+
+    def section(parts: list[str]) -> tuple[int, int] | None:
+        """(first line index, end index) of the lines of a table; None when it has no header."""
+        if not parts and not prefix:
+            start = 0
+        else:
+            pattern = header(parts) if parts or prefix else None
+            start = next((n + 1 for n, line in enumerate(lines) if pattern and pattern.match(line)), None)
+            if start is None:
+                return None
+        end = next((n for n in range(start, len(lines)) if re.match(r"^\s*\[", lines[n])), len(lines))
+        return start, end
+
+    def find(pattern: re.Pattern, start: int, end: int) -> tuple[int, int] | None:
+        for number in range(start, end):
             found = pattern.search(lines[number])
             if found:
                 return number + 1, found.start() + len(found.group(1) or "") + 1
-    return start + 1, 1
+        return None
+
+    # the deepest sub-table with its own header holds the rest of the path as keys
+    for depth in range(len(names) - 1, -1, -1):
+        where = section(names[:depth])
+        if where is None:
+            continue
+        rest = names[depth:]
+        if not rest:
+            return where[0], 1
+        hit = find(key(rest[-1]), *where) if len(rest) == 1 else None
+        if hit is None and len(rest) > 1:  # inline table: the innermost key on the line of the outer one
+            outer = find(key(rest[0]), *where)
+            if outer is not None:
+                inner = key(rest[-1]).search(lines[outer[0] - 1])
+                return (outer[0], inner.start() + 2) if inner else outer
+        if hit is not None:
+            return hit
+    top = section([])
+    return (top[0] if top and prefix else 1), 1
 
 
 @dataclass
@@ -232,6 +271,15 @@ def resolve(found: ConfigFile | None, cli: Overrides) -> Effective:
     return effective
 
 
+def empty_selection(effective: Effective) -> str:
+    """The error for a selection that leaves no rule to run (``--select QL201 --ignore QL201``)."""
+    chosen = "every rule" if effective.select is None else "select " + ", ".join(effective.select) + \
+        f" (from: {effective.origins.get('select', 'default')})"
+    dropped = ", ".join(effective.ignore) + f" (from: {effective.origins.get('ignore', 'default')})"
+    return (f"qlint: no rule selected: {chosen} minus ignore {dropped} leaves no rule to run; nothing was "
+            "checked (see `qlint rules`)")
+
+
 def check_selectors(values: list[str], option: str) -> list[str]:
     """Validate ``--select``/``--ignore`` values (comma lists allowed). Raises ConfigError."""
     out = [part.strip() for value in values for part in value.split(",") if part.strip()]
@@ -278,6 +326,48 @@ def _toml(value) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f'{key} = "{item}"' for key, item in sorted(value.items())) + " }"
     return f'"{value}"'
+
+
+def for_script(effective: Effective, plan, display: str, kb=None) -> Effective:
+    """The settings in force for one script: the command line wins, then the script's ``# qlint:``
+    directive, then its vllm-ascend image tag (last one), then the configuration file (the order
+    ``rules/facts.py`` reads hardware and release in). Returns a copy with values and origins
+    replaced; ``plan`` is the script's LaunchPlan."""
+    from dataclasses import replace as copy
+
+    from qlint.knowledge.images import parse_image
+
+    out = copy(effective, origins=dict(effective.origins))
+    image = None
+    for value in reversed(plan.image_tags):
+        parsed = parse_image(value.text or "")
+        if parsed is not None:
+            image = (value, parsed)
+            break
+    suffixes = {"-a3": "a3", "-310p": "310p", None: "a2"}
+    for name, key in (("hardware", "hardware"), ("vllm_ascend", "vllm-ascend")):
+        if out.origins.get(name) == "command line":
+            continue
+        directive = next((d for d in plan.directives if key in d.settings), None)
+        if directive is not None:
+            out.__setattr__(name, directive.settings[key].lower() if name == "hardware" else directive.settings[key])
+            out.origins[name] = f"directive '# qlint: {key}=' at {display}:{directive.span.line}"
+        elif image is not None:
+            value, (tag, suffix) = image
+            out.__setattr__(name, suffixes[suffix] if name == "hardware" else tag)
+            out.origins[name] = f"image tag {value.text} at {display}:{value.span.line}"
+        elif getattr(out, name) is None and name == "vllm_ascend" and kb is not None:
+            out.vllm_ascend = kb.latest_stable.tag
+            out.origins[name] = "assumed: the latest stable release (nothing states one)"
+    if out.vllm_ascend and kb is not None:
+        try:
+            tag, note = kb.resolve_release(out.vllm_ascend)
+        except Exception:  # not a release tag: the lint run says so
+            note = None
+        else:
+            if note is not None:
+                out.origins["vllm_ascend"] += f"; checked as {tag}"
+    return out
 
 
 def describe(effective: Effective, where: str) -> str:

@@ -64,7 +64,8 @@ def test_cli_select_replaces_and_ignore_adds(tmp_path):
     path = str(tmp_path / "run.sh")
     assert run([path, *FIXED]).exit_code == 0  # QL206 not selected by the file
     assert run([path, *FIXED, "--select", "QL206"]).exit_code == 1
-    assert run([path, *FIXED, "--select", "QL206", "--ignore", "QL206"]).exit_code == 0
+    emptied = run([path, *FIXED, "--select", "QL206", "--ignore", "QL206"])
+    assert emptied.exit_code == 2 and "no rule selected" in emptied.output  # not "no problems"
     shown = run(["config", "--show", path, "--ignore", "QL206"]).output
     assert 'ignore = ["QL5", "QL206"]' in shown and "+ command line" in shown
 
@@ -104,6 +105,47 @@ def test_config_show_origins(tmp_path):
     assert run(["config", str(tmp_path)]).exit_code == 2  # says what to do
 
 
+A3_IMAGE = "# image: quay.io/ascend/vllm-ascend:v0.22.1rc1-a3\n"
+
+
+def test_config_show_file_says_what_the_script_states(tmp_path):
+    tree(tmp_path, {"pyproject.toml": '[tool.qlint]\nhardware = "a2"\nvllm-ascend = "v0.23.0"\n',
+                    "run.sh": A3_IMAGE + TP3, "d.sh": "# qlint: hardware=310p\n" + TP3, "plain.sh": TP3})
+    shown = run(["config", "--show", str(tmp_path / "run.sh")]).output
+    assert f'hardware = "a3"  # from: image tag quay.io/ascend/vllm-ascend:v0.22.1rc1-a3 at {tmp_path / "run.sh"}:1' in shown
+    assert 'vllm-ascend = "v0.22.1rc1"  # from: image tag' in shown
+    directive = run(["config", "--show", str(tmp_path / "d.sh")]).output
+    assert "hardware = \"310p\"  # from: directive '# qlint: hardware=' at" in directive
+    assert 'vllm-ascend = "v0.23.0"  # from: ' + str(tmp_path / "pyproject.toml") in directive
+    plain = run(["config", "--show", str(tmp_path / "plain.sh")]).output
+    assert 'hardware = "a2"  # from: ' + str(tmp_path / "pyproject.toml") in plain
+    option = run(["config", "--show", str(tmp_path / "run.sh"), "--hardware", "310p"]).output
+    assert 'hardware = "310p"  # from: command line' in option
+    # and the lint run agrees: the image tag's A3 wins over the configured A2 (no node-size error for TP 3)
+    assert run([str(tmp_path / "run.sh"), "--format", "json"]).exit_code == 1
+
+
+def test_config_show_file_with_nothing_stated_names_the_assumed_release(tmp_path):
+    tree(tmp_path, {"run.sh": TP3})
+    shown = run(["config", "--show", str(tmp_path / "run.sh")]).output
+    assert 'vllm-ascend = "v0.23.0"  # from: assumed: the latest stable release' in shown
+
+
+@pytest.mark.parametrize("args", [["--select", "QL201", "--ignore", "QL201"], ["--select", "QL2", "--ignore", "parallelism"]])
+def test_an_empty_selection_says_so(tmp_path, args):
+    path = tree(tmp_path, {"run.sh": TP3}) / "run.sh"
+    result = run([str(path), *args])
+    assert result.exit_code == 2
+    assert "no rule selected" in result.output and "nothing was checked" in result.output
+    assert "no problems" not in result.output
+
+
+def test_an_empty_selection_from_the_config_file_says_so(tmp_path):
+    tree(tmp_path, {".qlint.toml": 'select = ["QL206"]\nignore = ["tp-divides-heads"]\n', "run.sh": TP3})
+    result = run([str(tmp_path / "run.sh")])
+    assert result.exit_code == 2 and "no rule selected" in result.output
+
+
 @pytest.mark.parametrize("name,text,location,needle", [
     (".qlint.toml", 'select = ["QL206"]\ncolour = "always"\n', ":2:1:", "unknown key 'colour'"),
     (".qlint.toml", 'fail-level = "fatal"\n', ":1:1:", "'fail-level'"),
@@ -115,6 +157,14 @@ def test_config_show_origins(tmp_path):
     ("pyproject.toml", '[project]\nname = "x"\n\n[tool.qlint]\nselect = ["QL2"]\nfail_level = "error"\n',
      ":6:1:", "unknown key 'fail_level'"),
     ("pyproject.toml", '[tool.qlint\nselect = []\n', ":1:12:", "invalid TOML"),
+    # errors under a [severity] table point at the key, not at the table's first line
+    (".qlint.toml", 'hardware = "a3"\n[severity]\nQL201 = "warning"\nQL999 = "error"\n', ":4:1:", "'QL999' names no rule"),
+    ("pyproject.toml", '[tool.qlint]\nhardware = "a3"\n\n[tool.qlint.severity]\nQL201 = "warning"\nQL999 = "error"\n',
+     ":6:1:", "'QL999' names no rule"),
+    ("pyproject.toml", '[tool.qlint]\nhardware = "a3"\n\n[tool.qlint.severity]\nQL201 = "warning"\n\nQL202 = "loud"\n',
+     ":7:1:", "'severity.QL202'"),
+    ("pyproject.toml", '[tool.qlint]\nseverity = { QL201 = "warning", QL202 = "loud" }\n', ":2:32:", "'severity.QL202'"),
+    ("pyproject.toml", '[tool.other]\nQL202 = "x"\n[tool.qlint.severity]\nQL202 = "loud"\n', ":4:1:", "'severity.QL202'"),
 ])
 def test_bad_configuration_is_exit_2_with_location(tmp_path, name, text, location, needle):
     tree(tmp_path, {name: text, "run.sh": TP3})
