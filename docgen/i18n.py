@@ -374,13 +374,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rule.noexample": ("This rule has no example yet.", "该规则暂无示例。"),
     # -- faq ------------------------------------------------------------------
     "faq.title": ("FAQ", "常见问题"),
+    "gs.title": ("Get started", "快速上手"),
     "faq.intro": (
         "Each entry has a fixed anchor, the entry's id, that qlint findings and the guides link to. The "
         "answer lives on the page linked under each entry.",
         "每个条目都有固定锚点，即条目 ID，qlint 的检查结果和部署指南都链接到这里。完整解答见条目下方的链接。",
     ),
     "faq.anchor": ("Anchor: {anchor}", "锚点：{anchor}"),
-    "faq.answer": ("Answer: {link}", "解答：{link}"),
+    "faq.answer": ("Read more: {link}", "延伸阅读：{link}"),
     "faq.upstream": ("upstream documentation", "上游文档"),
     "faq.rules": ("Rules that link here: {rules}", "链接到此处的规则：{rules}"),
     "faq.sources": ("Sources: {sources}", "来源：{sources}"),

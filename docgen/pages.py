@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from qlint.docgen import citations
+from qlint.docgen.commands import multiline
 from qlint.docgen.guides import Guide, first_release, guides, refusal
 from qlint.docgen.i18n import (
     FIX_SAFETY,
@@ -92,16 +93,16 @@ def render_rule(meta: RuleMeta, kb: KnowledgeBase, lang: str, flavor: Flavor) ->
             context.append(say(lang, "rule.ctx.version", version=code(example.version)))
         if context:
             page.para(say(lang, "rule.context", context=say(lang, "rule.ctx.sep").join(context)))
-        page.code_block("bash", example.bad)
+        page.code_block("bash", multiline(example.bad))
         if example.peers:
             page.para(say(lang, "rule.peers"))
             for peer in example.peers:
-                page.code_block("bash", peer)
+                page.code_block("bash", multiline(peer))
         page.heading(3 if len(examples) > 1 else 2, say(lang, "rule.instead"))
-        page.code_block("bash", example.good)
+        page.code_block("bash", multiline(example.good))
         if example.fixed is not None and example.fixed != example.good:
             page.para(say(lang, "rule.fixed"))
-            page.code_block("bash", example.fixed)
+            page.code_block("bash", multiline(example.fixed))
 
     page.heading(2, say(lang, "rule.safety"))
     page.para(pick(FIX_SAFETY[meta.fix], lang))
@@ -180,6 +181,7 @@ def render_faq(kb: KnowledgeBase, rules: list[RuleMeta], lang: str, flavor: Flav
     page.para(say(lang, "faq.intro"))
     for entry in kb.faqs:
         page.heading(2, escape(text_of(entry.title, lang)), anchor=entry.id)
+        page.para(escape(text_of(entry.answer, lang)))
         items = [say(lang, "faq.answer", link=f"[{say(lang, 'faq.upstream')}]({entry.url})"),
                  say(lang, "faq.anchor", anchor=code("#" + entry.id))]
         linking = [m for m in rules if m.faq == entry.id]
@@ -437,9 +439,9 @@ def render_guides_index(kb: KnowledgeBase, lang: str, flavor: Flavor, version: s
     return page.render()
 
 
-SECTIONS = ("guides/index", "support-matrix", "rules/index", "faq", "known-defects", "disagreements", "cli")
+SECTIONS = ("get-started", "guides/index", "support-matrix", "rules/index", "faq", "known-defects", "disagreements", "cli")
 SECTION_TITLE = {
-    "guides/index": "guides.title", "support-matrix": "matrix.title", "rules/index": "rules.title",
+    "get-started": "gs.title", "guides/index": "guides.title", "support-matrix": "matrix.title", "rules/index": "rules.title",
     "faq": "faq.title", "known-defects": "defects.title", "disagreements": "disagree.title", "cli": "cli.title",
 }
 

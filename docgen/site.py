@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qlint.docgen import pages
+from qlint.docgen.get_started import render_get_started
 from qlint.docgen.guides import guides, render_guide
 from qlint.docgen.i18n import LANGS
 from qlint.docgen.sphinx_conf import CONF_PY, theme_files
@@ -56,6 +57,7 @@ def render_tree(kb: KnowledgeBase, lang: str, flavor: Flavor = "myst") -> Tree:
     rules = list(all_rules())
     docs: dict[str, str] = {
         "index": pages.render_index(lang, flavor, version),
+        "get-started": render_get_started(lang, flavor, version),
         "guides/index": pages.render_guides_index(kb, lang, flavor, version),
         "rules/index": pages.render_rules_index(rules, lang, flavor),
         "faq": pages.render_faq(kb, rules, lang, flavor),

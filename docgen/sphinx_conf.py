@@ -56,7 +56,7 @@ div.body table.docutils { display: block; overflow-x: auto; width: fit-content; 
                           margin: 0.5em 0 1em 0; border: 0; border-collapse: collapse; font-size: 0.9em; }
 div.body table.docutils td, div.body table.docutils th { padding: 0.25em 0.6em; vertical-align: top; }
 div.body p code, div.body li code, div.body td code { overflow-wrap: anywhere; }
-div.highlight pre { font-size: 0.82em; overflow-x: auto; }
+div.highlight pre { font-size: 0.82em; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 div.admonition.warning { background: #fff7e6; border-color: #f0c36d; }
 """
 

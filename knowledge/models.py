@@ -309,11 +309,13 @@ class FaqEntry(Cited):
     (model ids; empty: no particular model), ``hardware`` (empty: any), ``groups``
     (rule groups such as ``pd`` or ``memory``, as in ``RuleMeta.groups``),
     ``hybrid_only`` (only about hybrid-attention models) and ``guides`` (a general
-    entry that every deployment guide it applies to links).
+    entry that every deployment guide it applies to links). ``answer`` is the site's
+    answer in qlint's own words; ``url`` and ``sources`` are where to read more.
     """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     title: Text
+    answer: Text  # qlint's own answer (cause, what to change), written from the sources, both languages
     url: str
     models: list[str] = Field(default_factory=list)
     hardware: list[Literal["a2", "a3", "310p"]] = Field(default_factory=list)

@@ -46,10 +46,15 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
     if text:
         click.echo(text, color=color or None)
     if not quiet:
-        line = summary(results)
+        zh = lang.startswith("zh")
+        line = summary(results, lang)
         if notices:  # never "no problems" for something that was not read
-            line = line.replace(", no problems", "", 1)
-            line += f"; {len(notices)} input(s) could not be read (see the errors above)"
+            if zh:
+                line = line.replace("，没有发现问题", "", 1) + f"；{len(notices)} 个输入无法读取（见上方错误）"
+            else:
+                line = line.replace(", no problems", "", 1)
+                line += f"; {len(notices)} input(s) could not be read (see the errors above)"
         elif not results:
-            line = "no shell script found in the given paths: nothing was checked"
+            line = ("给定路径中没有找到 shell 脚本：未检查任何内容" if zh
+                    else "no shell script found in the given paths: nothing was checked")
         click.echo(line)

@@ -158,8 +158,8 @@ def excerpt(text: str, span) -> list[str]:
     return [f"  | {shown}", "  | " + " " * offset + "^" + "~" * (width - 1)]
 
 
-def summary(results: list[LintResult]) -> str:
-    """One closing line: files checked and problems by severity (and suppressed, if any)."""
+def summary(results: list[LintResult], lang: str = "en") -> str:
+    """One closing line: files checked and problems by severity (and suppressed, if any), in ``lang``."""
     counts = {"error": 0, "warning": 0, "info": 0}
     for result in results:
         for finding in result.findings:
@@ -167,6 +167,12 @@ def summary(results: list[LintResult]) -> str:
     total = sum(counts.values())
     files = len(results)
     hidden = sum(len(r.suppressed) for r in results)
+    if lang.startswith("zh"):
+        tail = f"，{hidden} 个已屏蔽" if hidden else ""
+        if total == 0:
+            return f"检查了 {files} 个文件，没有发现问题{tail}"
+        return (f"检查了 {files} 个文件：发现 {total} 个问题"
+                f"（错误 {counts['error']} 个，警告 {counts['warning']} 个，提示 {counts['info']} 个{tail}）")
     tail = f", {hidden} suppressed" if hidden else ""
     if total == 0:
         return f"{files} file(s) checked, no problems{tail}"
