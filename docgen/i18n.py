@@ -376,9 +376,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "faq.title": ("FAQ", "常见问题"),
     "gs.title": ("Get started", "快速上手"),
     "faq.intro": (
-        "Each entry has a fixed anchor, the entry's id, that qlint findings and the guides link to. The "
-        "answer lives on the page linked under each entry.",
-        "每个条目都有固定锚点，即条目 ID，qlint 的检查结果和部署指南都链接到这里。完整解答见条目下方的链接。",
+        "Each entry answers one question in a few sentences: the cause and what to change. Its fixed anchor, the "
+        "entry's id, is what qlint findings and the guides link to; the links under each answer lead to the "
+        "upstream documentation and the sources.",
+        "每个条目用几句话回答一个问题：原因是什么、应当修改什么。条目 ID 是固定锚点，qlint 的检查结果和部署指南都链接到这里；"
+        "每条解答下方的链接指向上游文档和来源。",
     ),
     "faq.anchor": ("Anchor: {anchor}", "锚点：{anchor}"),
     "faq.answer": ("Read more: {link}", "延伸阅读：{link}"),

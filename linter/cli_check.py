@@ -29,6 +29,7 @@ class FixMode:
     write: bool = False
     diff: bool = False
     unsafe: bool = False
+    lang: str = "en"  # the language of the messages printed while reading (input errors, fixed counts)
 
 
 def choose_format(output_format, statistics):
@@ -92,7 +93,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
         raise click.UsageError("--diff shows the fixes without writing; drop --fix")
     if fix and any("-" in group for group in groups):
         raise click.UsageError("--fix rewrites files; it cannot be used with - (stdin)")
-    mode = FixMode(write=fix, diff=show_diff, unsafe=unsafe_fixes)
+    mode = FixMode(write=fix, diff=show_diff, unsafe=unsafe_fixes, lang=lang or default_lang())
     cache = config_cache(config_path)
     try:
         kb = load()
@@ -121,7 +122,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     if with_deployment:  # pre-commit: the rest of each changed file's deployment is read too
         from qlint.linter.cli_inputs import walk
 
-        quiet_mode = FixMode()  # the files that did not change are read, never rewritten
+        quiet_mode = FixMode(lang=mode.lang)  # the files that did not change are read, never rewritten
         for item, _ in list(analysed):
             if item is None or item.path == "-" or item.path not in named:
                 continue
@@ -236,16 +237,19 @@ def deploy(group: list[Analysed], settings, kb, launcher):
 def lint_path(path, display, lint, mode, quiet, notices):
     """Read, lint (and with fixes asked for, repair or diff) one path; None after an input error."""
 
-    def failed(line, column, message):
+    zh = mode.lang.startswith("zh")
+
+    def failed(line, column, message, message_zh=None):
         from qlint.linter.sarif import Notice
 
-        notices.append(Notice(display, line, column, message))
-        click.echo(f"{display}:{line}:{column}: error: {message}", err=True)
+        shown = message_zh if zh and message_zh else message
+        notices.append(Notice(display, line, column, shown))
+        click.echo(f"{display}:{line}:{column}: {'错误' if zh else 'error'}: {shown}", err=True)
 
     try:
         data = read(path)
     except OSError as error:
-        return failed(1, 1, f"cannot read file: {error.strerror or error}")
+        return failed(1, 1, f"cannot read file: {error.strerror or error}", f"无法读取文件：{error.strerror or error}")
     if not (mode.write or mode.diff):
         result = lint(data)
     else:
@@ -261,11 +265,14 @@ def lint_path(path, display, lint, mode, quiet, notices):
             try:
                 write_atomic(path, outcome.data, original=data)
             except OSError as error:
-                return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}")
+                return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}",
+                              f"无法写入修复后的文件：{error.strerror or error}")
             if not quiet:
-                click.echo(f"{display}: fixed {outcome.applied} problem(s)", err=True)
+                click.echo(f"{display}: 修复了 {outcome.applied} 个问题" if zh
+                           else f"{display}: fixed {outcome.applied} problem(s)", err=True)
         elif outcome.rolled_back:
-            click.echo(f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
+            click.echo(f"{display}: 修复后的脚本 bash 无法解析；文件保持不变" if zh
+                       else f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
     if result.error is not None:
-        return failed(result.error.line, result.error.column, result.error.message)
+        return failed(result.error.line, result.error.column, result.error.message, result.error.zh)
     return result

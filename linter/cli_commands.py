@@ -15,8 +15,9 @@ from qlint.linter.cli_inputs import read
 @click.command("config")
 @click.argument("path", required=False, default=".")
 @click.option("--show", is_flag=True, help="Print the effective configuration and where each value comes from.")
+@click.option("--lang", type=LANGS, default=None, help="en or zh (default: from the locale).")
 @selection_options
-def config_command(path, show, hardware, version, select, ignore, fail_level, config_path):
+def config_command(path, show, lang, hardware, version, select, ignore, fail_level, config_path):
     """Show the configuration that applies to PATH (default: the current folder)."""
     from qlint.linter.config import ConfigError, describe, resolve
 
@@ -39,7 +40,7 @@ def config_command(path, show, hardware, version, select, ignore, fail_level, co
         if result.error is not None:
             fail(f"{path}:{result.error.line}:{result.error.column}: error: {result.error.message}")
         effective = for_script(effective, result.plan, path, load_knowledge())
-    click.echo(describe(effective, path))
+    click.echo(describe(effective, path, lang or default_lang()))
 
 
 @click.command("rules")
@@ -93,14 +94,19 @@ def explain_command(rule, log_path, script_path, output_format, lang):
         fail(f"qlint: no rule {rule!r}; see `qlint rules`")
     heading = {"en": ("What it checks", "Why", "Example", "Use instead", "Fix safety", "Sources", "FAQ"),
                "zh": ("检查内容", "原因", "示例", "推荐写法", "修复安全性", "来源", "常见问题")}[lang]
-    click.echo(f"{meta.id} {meta.name} ({meta.severity})")
-    click.echo(f"\n{heading[0]}: {getattr(meta.title, lang)}")
-    click.echo(f"\n{heading[1]}: {getattr(meta.why, lang)}")
+    colon = "：" if lang == "zh" else ": "
+    severity = {"error": "错误", "warning": "警告", "info": "提示"}[meta.severity] if lang == "zh" else meta.severity
+    click.echo(f"{meta.id} {meta.name} ({severity})")
+    click.echo(f"\n{heading[0]}{colon}{getattr(meta.title, lang)}")
+    click.echo(f"\n{heading[1]}{colon}{getattr(meta.why, lang)}")
     for example in meta.examples[:1]:
-        click.echo(f"\n{heading[2]}:\n{example.bad.rstrip()}")
-        click.echo(f"\n{heading[3]}:\n{example.good.rstrip()}")
-    click.echo(f"\n{heading[4]}: {meta.fix}")
-    click.echo(f"\n{heading[5]}:")
+        click.echo(f"\n{heading[2]}{colon.rstrip()}\n{example.bad.rstrip()}")
+        click.echo(f"\n{heading[3]}{colon.rstrip()}\n{example.good.rstrip()}")
+    safety = {"en": {"none": "none (advice only)", "safe": "safe (--fix applies it)",
+                     "unsafe": "unsafe (only with --unsafe-fixes)"},
+              "zh": {"none": "无自动修复（仅建议）", "safe": "安全（--fix 会应用）", "unsafe": "不安全（仅在 --unsafe-fixes 时应用）"}}
+    click.echo(f"\n{heading[4]}{colon}{safety[lang][meta.fix]}")
+    click.echo(f"\n{heading[5]}{colon.rstrip()}")
     from qlint.knowledge.text import citation_note, citation_url
 
     for source in meta.sources:  # the note is English only
@@ -108,7 +114,7 @@ def explain_command(rule, log_path, script_path, output_format, lang):
         click.echo(f"  - {citation_url(source)}" + (f" ({note})" if note else ""))
     url = faq_url(load(), meta.faq)
     if url:
-        click.echo(f"\n{heading[6]}: {url}")
+        click.echo(f"\n{heading[6]}{colon}{url}")
 
 
 def explain_log(log_path, script_path, output_format, lang):

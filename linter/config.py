@@ -370,18 +370,43 @@ def for_script(effective: Effective, plan, display: str, kb=None) -> Effective:
     return out
 
 
-def describe(effective: Effective, where: str) -> str:
-    """``qlint config --show``: the effective values as TOML, each with its origin.
+_UNSET_ZH = {
+    "select": "全部规则",
+    "ignore": "无",
+    "severity": "各规则自身的级别",
+    "hardware": "取自脚本（注释或镜像标签）",
+    "vllm_ascend": "取自脚本（注释或镜像标签），否则为最新稳定版",
+    "deployments": "每个目录参数，以及相互引用的指定文件",
+}
+_ORIGIN_ZH = (  # origin phrases, longest first
+    ("assumed: the latest stable release (nothing states one)", "假定为最新稳定版（没有任何地方指定）"),
+    ("command line", "命令行"), ("default", "默认"), ("image tag ", "镜像标签 "), ("directive ", "注释 "),
+    ("; checked as ", "；按此版本检查："), (" at ", " 位于 "),
+)
+
+
+def _origin(origin: str, lang: str) -> str:
+    if not lang.startswith("zh"):
+        return origin
+    for english, chinese in _ORIGIN_ZH:
+        origin = origin.replace(english, chinese)
+    return origin
+
+
+def describe(effective: Effective, where: str, lang: str = "en") -> str:
+    """``qlint config --show``: the effective values as TOML, each with its origin (comments in ``lang``).
 
     Unset values are comments saying what applies instead; the output can be
     saved as a ``.qlint.toml``.
     """
-    lines = [f"# effective qlint configuration for {where}"]
+    zh = lang.startswith("zh")
+    lines = [f"# 对 {where} 生效的 qlint 配置" if zh else f"# effective qlint configuration for {where}"]
     for name, key in KEYS.items():
         value = getattr(effective, name)
-        origin = effective.origins[name]
+        origin = _origin(effective.origins[name], lang)
         if value in (None, [], {}):
-            lines.append(f"# {key}: {_UNSET[name]}  (from: {origin})")
+            unset = _UNSET_ZH[name] if zh else _UNSET[name]
+            lines.append(f"# {key}: {unset}（来源：{origin}）" if zh else f"# {key}: {unset}  (from: {origin})")
         else:
-            lines.append(f"{key} = {_toml(value)}  # from: {origin}")
+            lines.append(f"{key} = {_toml(value)}  # {'来源：' if zh else 'from: '}{origin}")
     return "\n".join(lines)

@@ -190,7 +190,8 @@ def _yaml(source: SourceText) -> Document:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        raise InputError(f"YAML does not parse: {error.problem or error.context}", line, column) from None
+        raise InputError(f"YAML does not parse: {error.problem or error.context}", line, column,
+                         zh=f"YAML 无法解析：{error.problem or error.context}") from None
     except yaml.YAMLError as error:
         raise InputError(f"YAML does not parse: {error}") from None
     marks = _Marks(source)

@@ -123,10 +123,10 @@ def lint_bytes(
     except ShellSyntaxError as error:
         return LintResult(
             path=path,
-            error=InputError(error.message, error.span.line, error.span.column),
+            error=InputError(error.message, error.span.line, error.span.column, error.zh),
         )
     except RecursionError:
-        return LintResult(path=path, error=InputError("script nests too deeply to read"))
+        return LintResult(path=path, error=InputError("script nests too deeply to read", zh="脚本嵌套过深，无法读取"))
     try:
         plan = build_plan(kb, parsed)
         plan.kind = document.kind if document is not None else "shell"
@@ -136,7 +136,7 @@ def lint_bytes(
         settings = _with_defaults(settings, plan, policy)
         raw = default_graph().evaluate(plan, kb, settings, policy.enabled)
     except RecursionError:  # e.g. a JSON value nested thousands deep
-        return LintResult(path=path, error=InputError("script nests too deeply to read"))
+        return LintResult(path=path, error=InputError("script nests too deeply to read", zh="脚本嵌套过深，无法读取"))
     suppressions = parse_suppressions(parsed) if policy.inline_suppressions else []
     result = LintResult(path=path, source=source, plan=plan, raw=raw, suppressions=suppressions,
                         opaque=parsed.opaque, found=_found(plan, document))

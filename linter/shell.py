@@ -24,10 +24,11 @@ from qlint.rules.plan import Span
 class ShellSyntaxError(Exception):
     """The script cannot be parsed as bash. ``span`` says where."""
 
-    def __init__(self, message: str, span: Span):
+    def __init__(self, message: str, span: Span, zh: str | None = None):
         super().__init__(message)
         self.message = message
         self.span = span
+        self.zh = zh
 
 
 @lru_cache(maxsize=1)
@@ -1165,11 +1166,14 @@ def parse_script(source: SourceText, bindings: dict[str, str] | None = None, tex
         snippet = quote.decode() if quote is not None else ""
         if bad.is_missing:
             message = f"unterminated construct: expected {bad.type!r} before the end"
+            zh = f"结构未结束：在结尾之前应有 {bad.type!r}"
         elif snippet in ("'", '"', "`"):
             message = f"unterminated quote {snippet} starting here (no matching closing quote)"
+            zh = f"引号 {snippet} 从这里开始却没有结束（缺少配对的闭合引号）"
         else:
             message = "bash cannot parse this part of the script"
-        raise ShellSyntaxError(message, span)
+            zh = "bash 无法解析脚本的这一部分"
+        raise ShellSyntaxError(message, span, zh)
     walker = _Walker(source, dict(bindings or {}), data=None if data is source.data else data)
     walker.visit(root)
     walker.read_uncalled()

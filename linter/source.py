@@ -20,11 +20,16 @@ class InputError(Exception):
     ``line``/``column`` locate the problem when there is one (1-based).
     """
 
-    def __init__(self, message: str, line: int = 1, column: int = 1):
+    def __init__(self, message: str, line: int = 1, column: int = 1, zh: str | None = None):
         super().__init__(message)
         self.message = message
         self.line = line
         self.column = column
+        self.zh = zh  # the message in Chinese (None: English only)
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang`` (English when no Chinese was given)."""
+        return self.zh if lang.startswith("zh") and self.zh else self.message
 
 
 @dataclass
@@ -50,21 +55,25 @@ class SourceText:
         (binary) and invalid UTF-8 (with the line and column of the first bad byte).
         """
         if len(data) > MAX_BYTES:
-            raise InputError(f"input is larger than {MAX_BYTES} bytes (5 MiB); qlint reads scripts up to that size")
+            raise InputError(f"input is larger than {MAX_BYTES} bytes (5 MiB); qlint reads scripts up to that size",
+                             zh=f"输入超过 {MAX_BYTES} 字节（5 MiB）；qlint 只读取不超过该大小的脚本")
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise InputError("UTF-16 text; qlint reads UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)")
+            raise InputError("UTF-16 text; qlint reads UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)",
+                             zh="UTF-16 文本；qlint 读取 UTF-8（请先转换，例如 iconv -f UTF-16 -t UTF-8）")
         nul = data.find(b"\x00")
         if nul >= 0:
             line = data.count(b"\n", 0, nul) + 1
             column = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
-            raise InputError("binary file (contains a NUL byte); not a shell script", line, column)
+            raise InputError("binary file (contains a NUL byte); not a shell script", line, column,
+                             zh="二进制文件（含 NUL 字节）；不是 shell 脚本")
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as error:
             offset = error.start
             line = data.count(b"\n", 0, offset) + 1
             column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-            raise InputError(f"not valid UTF-8 (byte 0x{data[offset]:02x})", line, column) from None
+            raise InputError(f"not valid UTF-8 (byte 0x{data[offset]:02x})", line, column,
+                             zh=f"不是有效的 UTF-8（字节 0x{data[offset]:02x}）") from None
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         return cls(path=path, data=data)

@@ -3,8 +3,8 @@
 Not a test (it needs a browser): run it by hand after changing the look of the
 site and look at the PNGs.
 
-    python docs/screenshots.py                  # build both languages, shoot the default pages
-    python docs/screenshots.py --no-build --page zh_CN/faq.html
+    python benchmarks/screenshots.py                  # build both languages, shoot the default pages
+    python benchmarks/screenshots.py --no-build --page zh_CN/faq.html
 
 Chromium comes from Debian (``apt-get install -y chromium``; ``fonts-noto-cjk``
 for the Chinese pages). Screenshots land in ``docs/_build/screenshots/``.
@@ -19,17 +19,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parent
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 SITE = DOCS / "_build" / "html"
 SHOTS = DOCS / "_build" / "screenshots"
 DEFAULT_PAGES = (
-    "en/index.html",
-    "en/guides/qwen3.6-27b-a3.html",
-    "zh_CN/guides/qwen3.6-27b-a3.html",
-    "en/rules/QL201.html",
+    "en/get-started.html",
+    "zh_CN/get-started.html",
+    "en/rules/QL401.html",
+    "zh_CN/rules/QL401.html",
+    "en/faq.html",
     "zh_CN/faq.html",
-    "en/support-matrix.html",
-    "zh_CN/cli.html",
+    "en/guides/qwen3.6-27b-a3.html",
 )
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("--no-build", action="store_true", help="use the site already in docs/_build/html")
     parser.add_argument("--page", action="append", help="page under the site root, optionally with #anchor (repeatable)")
     parser.add_argument("--width", type=int, default=1280)
-    parser.add_argument("--height", type=int, default=1800)
+    parser.add_argument("--height", type=int, default=2000)
     args = parser.parse_args()
     if not args.no_build:
         subprocess.run([sys.executable, "-m", "qlint.docgen.cli", "build", "--out", str(SITE)], check=True)
