@@ -17,6 +17,16 @@ import inspect
 import click
 
 MESSAGES = {
+    'A prefill/decode disaggregated deployment, e.g. 1P1D: one script per node, the proxy, a README.':
+        '生成 prefill/decode 分离部署（例如 1P1D）：每个节点一个脚本、代理命令和一份 README。',
+    'One instance over N nodes: one script per node and a README.':
+        '一个实例跨 N 个节点：每个节点一个脚本和一份 README。',
+    'Nodes per prefill instance (--pd).':
+        '每个 prefill 实例的节点数（配合 --pd）。',
+    'Nodes per decode instance (--pd).':
+        '每个 decode 实例的节点数（配合 --pd）。',
+    'Write the script here (with --pd or --nodes: a folder for the scripts and the README).':
+        '把脚本写到这里（配合 --pd 或 --nodes 时为目录，写入各脚本和 README）。',
     "Print the fixes as a unified diff, write nothing, and report what the fixes would leave (exit 1 when a file would change).":
         "以统一 diff 格式打印修复内容，不写入文件，并报告修复后仍会剩下的问题（有文件会被修改时退出码为 1）。",
     "Generate a prefill/decode disaggregated deployment (P and D scripts and the proxy).":
@@ -34,6 +44,8 @@ MESSAGES = {
     # qlint
     "Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.":
         "检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。",
+    'Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.\n\n\x08\nqlint FILE...  is short for  qlint check FILE...  (also with options: qlint --fix run.sh).\nqlint check --help lists the options of a lint run.':
+        '检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。\n\n\x08\nqlint FILE...  是  qlint check FILE...  的简写（带选项时同样适用：qlint --fix run.sh）。\nqlint check --help 列出一次检查可用的全部选项。',
     "Show the version and exit.": "显示版本并退出。",
     "Lint launch scripts (files, directories, or - for stdin).": "检查启动脚本（文件、目录，或用 - 表示标准输入）。",
     "Target hardware (default: from the script's directive or image tag, else the configuration).":

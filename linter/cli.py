@@ -42,7 +42,12 @@ class DefaultGroup(click.Group):
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="qlint")
 def main() -> None:
-    """Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments."""
+    """Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.
+
+    \b
+    qlint FILE...  is short for  qlint check FILE...  (also with options: qlint --fix run.sh).
+    qlint check --help lists the options of a lint run.
+    """
 
 
 for _command in (check_command, config_command, rules_command, explain_command, generate_command):
