@@ -4,8 +4,30 @@ when the site is built), so the page cannot drift from what the linter prints.""
 
 from __future__ import annotations
 
+import re
+
 from qlint.docgen.i18n import pick
 from qlint.docgen.writer import Flavor, Page, code
+
+_FLAG = re.compile(r"(?<![\w`/-])(--[a-z][a-z0-9-]*|\[tool\.qlint\]|\.qlint\.toml|pyproject\.toml|files:)")
+_COMMENTS_ZH = {
+    "# only to build this site with qdoc": "# 仅在用 qdoc 构建本站点时需要",
+    "# messages in Chinese": "# 中文输出",
+    "# where you host qlint": "# qlint 所在的仓库",
+    "# lint, with the rest of each deployment (--with-deployment)": "# 检查，并连同部署中的其他脚本（--with-deployment）",
+    "# or: apply safe fixes first, then lint": "# 或：先应用安全修复，再检查",
+    "# to upload SARIF": "# 上传 SARIF 所需",
+    "# annotations on the changed lines": "# 在修改过的行上输出注解",
+}
+
+
+def _localized(block: str, lang: str) -> str:
+    """A code block with its comments in ``lang`` (the commands stay as they are)."""
+    if lang == "en":
+        return block
+    for english, chinese in _COMMENTS_ZH.items():
+        block = block.replace(english, chinese)
+    return block
 
 SAMPLE = "#!/bin/bash\n# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 3\n"
 
@@ -191,33 +213,34 @@ def render_get_started(lang: str, flavor: Flavor, version: str) -> str:
     page = Page("get-started", flavor)
 
     def text(key: str) -> str:
-        return pick(T[key], lang)
+        """The paragraph in ``lang`` with flags and file names as code (never broken across lines)."""
+        return _FLAG.sub(lambda found: code(found.group(1)), pick(T[key], lang))
 
     page.heading(1, text("title"))
     page.para(text("intro"))
     page.heading(2, text("install"))
     page.para(text("install.text"))
-    page.code_block("bash", INSTALL)
+    page.code_block("bash", _localized(INSTALL, lang))
     page.heading(2, text("first"))
     page.para(text("first.text"))
-    page.code_block("bash", FIRST.format(version=version))
+    page.code_block("bash", _localized(FIRST.format(version=version), lang))
     page.para(text("first.exit"))
     page.heading(2, text("read"))
     page.para(text("read.text"))
     page.code_block("bash", SAMPLE)
     page.para(text("read.out"))
     page.code_block("text", sample_output(lang, version))
-    page.bullets(pick(T["read.items"], lang))
+    page.bullets([_FLAG.sub(lambda found: code(found.group(1)), item) for item in pick(T["read.items"], lang)])
     page.para(text("read.explain"))
     page.heading(2, text("fix"))
     page.para(text("fix.text"))
     page.code_block("bash", FIX)
     page.heading(2, text("precommit"))
     page.para(text("precommit.text"))
-    page.code_block("yaml", PRECOMMIT)
+    page.code_block("yaml", _localized(PRECOMMIT, lang))
     page.heading(2, text("ci"))
     page.para(text("ci.text"))
-    page.code_block("yaml", WORKFLOW)
+    page.code_block("yaml", _localized(WORKFLOW, lang))
     page.heading(2, text("config"))
     page.para(text("config.text"))
     page.code_block("toml", CONFIG.format(version=version))
