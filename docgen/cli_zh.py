@@ -33,14 +33,6 @@ MESSAGES = {
         "生成 prefill/decode 分离部署（P 节点脚本、D 节点脚本和代理命令）。",
     "Write the script here (with --pd: a folder for run_p.sh, run_d.sh and proxy.sh).":
         "把脚本写到这里（配合 --pd 时为目录，写入 run_p.sh、run_d.sh 和 proxy.sh）。",
-    "A prefill/decode disaggregated deployment, e.g. 1P1D: one script per node, the proxy, a README.":
-        "prefill/decode 分离部署，例如 1P1D：每个节点一个脚本，外加代理脚本和一份 README。",
-    "One instance over N nodes: one script per node and a README.":
-        "一个实例跨 N 个节点：每个节点一个脚本，外加一份 README。",
-    "Nodes per prefill instance (--pd).": "每个 prefill 实例占用的节点数（配合 --pd）。",
-    "Nodes per decode instance (--pd).": "每个 decode 实例占用的节点数（配合 --pd）。",
-    "Write the script here (with --pd or --nodes: a folder for the scripts and the README).":
-        "把脚本写到这里（配合 --pd 或 --nodes 时为目录，写入各节点脚本和 README）。",
     # qlint
     "Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.":
         "检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。",

@@ -156,6 +156,7 @@ def test_output_the_encoding_cannot_carry_is_escaped(tmp_path):
 
 def test_sigint_exits_130(tmp_path):
     code = ("import signal, os\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even when started in the background\n"
             "from qlint.linter import cli_check\n"
             "real = cli_check.analyse\n"
             "def interrupted(*a, **k):\n"
