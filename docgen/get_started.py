@@ -4,6 +4,8 @@ when the site is built), so the page cannot drift from what the linter prints.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 
 from qlint.docgen.i18n import pick
@@ -31,7 +33,7 @@ def _localized(block: str, lang: str) -> str:
 
 SAMPLE = "#!/bin/bash\n# qlint: hardware=a3\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --tensor-parallel-size 3\n"
 
-T = {
+T: dict[str, Any] = {
     "title": ("Get started", "快速上手"),
     "intro": (
         "qlint reads vLLM-Ascend launch scripts without running them and reports settings that fail at startup, "

@@ -170,6 +170,7 @@ def _locate(text: str, location: list[str], is_pyproject: bool, message: str = "
 
     def section(parts: list[str]) -> tuple[int, int] | None:
         """(first line index, end index) of the lines of a table; None when it has no header."""
+        start: int | None
         if not parts and not prefix:
             start = 0
         else:
