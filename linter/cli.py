@@ -6,7 +6,9 @@ files with a shell shebang) or ``-`` (stdin). ``qlint rules`` lists the rules,
 effective configuration. Exit codes: 0 no finding at or above the fail level,
 1 findings, 2 bad usage, bad configuration or unreadable input.
 
-This module only wires the group; the commands live in ``cli_check`` (lint),
+This module holds the console entry point: the common check invocation is read without
+click (``cli_fast``), anything else goes to the click group (``cli_group``, also
+importable here as ``main``). The commands live in ``cli_check`` (lint),
 ``cli_commands`` (config, rules, explain) and ``cli_generate``, sharing
 ``cli_args`` (options), ``cli_inputs`` (what is read) and ``cli_report`` (output).
 """
@@ -15,43 +17,14 @@ from __future__ import annotations
 
 import sys
 
-import click
 
-from qlint import __version__
-from qlint.linter.cli_check import check_command
-from qlint.linter.cli_commands import config_command, explain_command, rules_command
-from qlint.linter.cli_generate import generate_command
+def __getattr__(name: str):
+    """``main``, the click group, is built on first use: ``qlint FILE`` does not import click."""
+    if name in ("main", "DefaultGroup"):
+        from qlint.linter import cli_group
 
-
-class DefaultGroup(click.Group):
-    """A group whose default command is ``check``: ``qlint run.sh`` == ``qlint check run.sh``."""
-
-    def resolve_command(self, ctx, args):
-        if args and args[0] in self.commands:
-            return super().resolve_command(ctx, args)
-        return "check", self.commands["check"], args
-
-    def parse_args(self, ctx, args):
-        if args and args[0] in ("--help", "-h", "--version"):
-            return super().parse_args(ctx, args)
-        if not args or args[0] not in self.commands:
-            args = ["check", *args]
-        return super().parse_args(ctx, args)
-
-
-@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="qlint")
-def main() -> None:
-    """Lint vLLM-Ascend launch scripts for Qwen3.5 / Qwen3.6 deployments.
-
-    \b
-    qlint FILE...  is short for  qlint check FILE...  (also with options: qlint --fix run.sh).
-    qlint check --help lists the options of a lint run.
-    """
-
-
-for _command in (check_command, config_command, rules_command, explain_command, generate_command):
-    main.add_command(_command)
+        return getattr(cli_group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def entry() -> None:
@@ -67,6 +40,15 @@ def entry() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except (AttributeError, ValueError):  # pragma: no cover - a replaced stream
             pass
+    from qlint.linter.cli_fast import parse
+
+    fast = parse(sys.argv[1:])
+    if fast is not None:
+        _check(fast)  # exits, unless the invocation turns out to be bad usage: then click reports it
+    import click
+
+    from qlint.linter.cli_group import main
+
     try:
         returned = main.main(standalone_mode=False)  # --help / --version return their exit code
     except click.exceptions.Abort:
@@ -86,6 +68,34 @@ def entry() -> None:
         code = returned if isinstance(returned, int) else 0
     _flush_or_exit()
     sys.exit(code)
+
+
+def _check(arguments: dict) -> None:
+    """``qlint check`` without click, under the exit-code policy click's ``main`` and ``entry`` apply."""
+    import errno
+
+    from qlint.linter.cli_check import run
+    from qlint.linter.cli_echo import Usage, echo
+
+    try:
+        run(**arguments)
+    except Usage:
+        return  # raised before anything is read or printed: click parses again and reports it
+    except (EOFError, KeyboardInterrupt):
+        echo(err=True)  # click closes the terminal's ^C echo with a blank line
+        _quiet_exit("qlint: interrupted", 130)
+    except OSError as error:
+        if error.errno != errno.EPIPE:  # click re-raises these, and entry() says so
+            _quiet_exit(f"qlint: cannot write the output: {error.strerror or error}", 2)
+        from click.utils import _PacifyFlushWrapper  # what click's main does on EPIPE
+
+        sys.stdout = _PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
+        sys.stderr = _PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+        sys.exit(1)
+    except MemoryError:
+        _quiet_exit("qlint: out of memory while building the report (narrow the inputs or use --statistics)", 2)
+    _flush_or_exit()  # pragma: no cover - run() always exits
+    sys.exit(0)  # pragma: no cover
 
 
 def _flush_or_exit() -> None:

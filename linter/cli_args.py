@@ -4,12 +4,15 @@ and the exit-2 path for bad usage."""
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-from typing import NoReturn
-
 import click
+
+from qlint.linter.cli_common import check_version as _check_version
+from qlint.linter.cli_common import config_cache, default_lang, fail
+from qlint.linter.cli_common import overrides as _overrides
+from qlint.linter.cli_echo import click_errors
+
+__all__ = ["FORMATS", "HARDWARE", "LANGS", "LEVELS", "check_version", "config_cache", "default_lang", "fail",
+           "overrides", "selection_options"]
 
 HARDWARE = click.Choice(["a2", "a3", "310p"], case_sensitive=False)
 FORMATS = click.Choice(["text", "json", "sarif", "github"])
@@ -37,54 +40,13 @@ def selection_options(function):
     return function
 
 
-def fail(message: str) -> NoReturn:
-    """Print ``message`` on stderr and exit 2 (bad usage, configuration or input)."""
-    click.echo(message, err=True)
-    sys.exit(2)
-
-
 def check_version(version: str | None) -> None:
     """Reject a ``--vllm-ascend-version`` that is not a release tag (click usage error)."""
-    from qlint.knowledge.base import release_tag
-
-    if version is not None:
-        try:
-            release_tag(version)
-        except Exception:
-            raise click.BadParameter(f"{version!r} is not a release tag like v0.23.0", param_hint="--vllm-ascend-version")
+    with click_errors():
+        _check_version(version)
 
 
 def overrides(hardware, version, select, ignore, fail_level):
-    """The command-line part of the configuration (``linter.config.Overrides``)."""
-    from qlint.linter.config import ConfigError, Overrides, check_selectors
-
-    check_version(version)
-    try:
-        return Overrides(
-            select=check_selectors(list(select), "--select") if select else None,
-            ignore=check_selectors(list(ignore), "--ignore"),
-            fail_level=fail_level,
-            hardware=hardware.lower() if hardware else None,
-            vllm_ascend=version,
-        )
-    except ConfigError as error:
-        fail(f"qlint: {error.message}")
-
-
-def config_cache(config_path):
-    """The configuration files to use: ``--config`` or the ones found upwards from each input."""
-    from qlint.linter.config import ConfigCache, ConfigError
-
-    try:
-        return ConfigCache(Path(config_path) if config_path else None)
-    except ConfigError as error:
-        fail(str(error))
-
-
-def default_lang() -> str:
-    """``zh`` when the locale is Chinese (LC_ALL, LC_MESSAGES, LANG), else ``en``."""
-    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(variable)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
+    """The command-line part of the configuration (``linter.config.Overrides``); click usage errors."""
+    with click_errors():
+        return _overrides(hardware, version, select, ignore, fail_level)

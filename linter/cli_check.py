@@ -1,5 +1,8 @@
 """``qlint check PATH...``: lint the inputs deployment by deployment, apply or
-show fixes, report, and choose the exit code."""
+show fixes, report, and choose the exit code.
+
+No click here (``run`` is what both the click command in ``cli_check_command`` and the fast
+path of ``qlint.linter.cli.entry`` call), so that ``qlint FILE`` does not pay for importing it."""
 
 from __future__ import annotations
 
@@ -8,9 +11,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import click
-
-from qlint.linter.cli_args import FORMATS, config_cache, default_lang, fail, overrides, selection_options
+from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
+from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
 from qlint.linter.cli_report import report
 
@@ -39,7 +41,7 @@ def choose_format(output_format, statistics):
             return "text"
         return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     if statistics and output_format != "text":
-        raise click.UsageError("--statistics prints a text table; drop --format or use --format text")
+        raise Usage("--statistics prints a text table; drop --format or use --format text")
     return output_format
 
 
@@ -50,35 +52,12 @@ def use_color(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-@click.command("check")
-@click.argument("paths", nargs=-1, required=True)
-@selection_options
-@click.option("--format", "output_format", type=FORMATS, default=None,
-              help="Output format [default: text; github when GITHUB_ACTIONS=true].")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad input).")
-@click.option("--fix", is_flag=True, help="Apply safe fixes to the files in place, then report what is left.")
-@click.option("--unsafe-fixes", is_flag=True,
-              help="Also apply fixes that change behaviour beyond the finding (TP/DP, lengths); with --fix or --diff.")
-@click.option("--diff", "show_diff", is_flag=True,
-              help="Print the fixes as a unified diff, write nothing, and report what the fixes would leave (exit 1 when a file would change).")
-@click.option("--no-inline-suppressions", is_flag=True, help="Ignore every '# qlint: disable' comment.")
-@click.option("--show-suppressed", is_flag=True, help="Text format: also list suppressed findings with their reasons.")
-@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no notes.")
-@click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
-              help="Colour severities (auto: on a terminal, unless NO_COLOR is set).")
-@click.option("--lang", type=click.Choice(["en", "zh"]), default=None,
-              help="Language of messages and fixes (default: from the locale).")
-@click.option("--launcher", metavar="COMMAND",
-              help="The launch_online_dp.py command that runs the DP template(s), e.g. "
-                   "'python launch_online_dp.py --dp-size 8 --tp-size 2 --dp-address 10.0.0.1'.")
-@click.option("--with-deployment", is_flag=True,
-              help="Also read the rest of each named file's deployment (its folder, or its parent's folders); "
-                   "the pre-commit hooks use it so that a change to one side of a pair checks the pair.")
-def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
-                  fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics, color,
-                  lang, launcher, with_deployment):
-    """Lint launch scripts (files, directories, or - for stdin)."""
+def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=None, config_path=None,
+        output_format=None, exit_zero=False, fix=False, unsafe_fixes=False, show_diff=False,
+        no_inline_suppressions=False, show_suppressed=False, quiet=False, statistics=False, color="auto",
+        lang=None, launcher=None, with_deployment=False):
+    """``qlint check``: lint ``paths`` and exit (0, 1 or 2); :class:`~qlint.linter.cli_echo.Usage` on bad
+    usage, raised before anything is read or printed."""
     from qlint.knowledge.base import KnowledgeError, load
     from qlint.rules.graph import Settings
 
@@ -88,11 +67,11 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
     named, directories = gather(paths)
     groups = directories + [[path] for path in named]
     if unsafe_fixes and not (fix or show_diff):
-        raise click.UsageError("--unsafe-fixes goes with --fix or --diff")
+        raise Usage("--unsafe-fixes goes with --fix or --diff")
     if fix and show_diff:
-        raise click.UsageError("--diff shows the fixes without writing; drop --fix")
+        raise Usage("--diff shows the fixes without writing; drop --fix")
     if fix and any("-" in group for group in groups):
-        raise click.UsageError("--fix rewrites files; it cannot be used with - (stdin)")
+        raise Usage("--fix rewrites files; it cannot be used with - (stdin)")
     mode = FixMode(write=fix, diff=show_diff, unsafe=unsafe_fixes, lang=lang or default_lang())
     cache = config_cache(config_path)
     try:
@@ -106,7 +85,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
         try:
             chosen_launcher = parse_launcher(launcher, kb)
         except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="--launcher")
+            raise Usage(str(error), param_hint="--launcher")
     settings = Settings(hardware=chosen.hardware, version=chosen.vllm_ascend)
     notices: list = []  # sarif.Notice of each input error
     inline = not no_inline_suppressions
@@ -244,7 +223,7 @@ def lint_path(path, display, lint, mode, quiet, notices):
 
         shown = message_zh if zh and message_zh else message
         notices.append(Notice(display, line, column, shown))
-        click.echo(f"{display}:{line}:{column}: {'错误' if zh else 'error'}: {shown}", err=True)
+        echo(f"{display}:{line}:{column}: {'错误' if zh else 'error'}: {shown}", err=True)
 
     try:
         data = read(path)
@@ -258,7 +237,7 @@ def lint_path(path, display, lint, mode, quiet, notices):
         outcome = fix_bytes(display, data, lint, unsafe=mode.unsafe)
         result = outcome.result
         if outcome.data is not None and mode.diff:
-            click.echo(unified_diff(display, data, outcome.data), nl=False)
+            echo(unified_diff(display, data, outcome.data), nl=False)
             DIFFS.append(display)
             result = outcome.result  # what would be left after the fixes
         elif outcome.data is not None:
@@ -268,11 +247,19 @@ def lint_path(path, display, lint, mode, quiet, notices):
                 return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}",
                               f"无法写入修复后的文件：{error.strerror or error}")
             if not quiet:
-                click.echo(f"{display}: 修复了 {outcome.applied} 个问题" if zh
-                           else f"{display}: fixed {outcome.applied} problem(s)", err=True)
+                echo(f"{display}: 修复了 {outcome.applied} 个问题" if zh
+                     else f"{display}: fixed {outcome.applied} problem(s)", err=True)
         elif outcome.rolled_back:
-            click.echo(f"{display}: 修复后的脚本 bash 无法解析；文件保持不变" if zh
-                       else f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
+            echo(f"{display}: 修复后的脚本 bash 无法解析；文件保持不变" if zh
+                 else f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
     if result.error is not None:
         return failed(result.error.line, result.error.column, result.error.message, result.error.zh)
     return result
+
+
+def __getattr__(name: str):
+    if name == "check_command":  # the click command, declared where click is imported
+        from qlint.linter.cli_check_command import check_command
+
+        return check_command
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,7 @@ per-rule statistics, then the summary line."""
 
 from __future__ import annotations
 
-import click
+from qlint.linter.cli_echo import echo
 
 
 def report(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en"):
@@ -16,24 +16,24 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
     label = note_label(lang)
     assumed = sorted({r.assumed_version for r in results if r.assumed_version})
     if assumed and not quiet and output_format in ("text", "github"):
-        click.echo(f"{label}: {assumed_release(assumed[0]).get(lang)}", err=True)
+        echo(f"{label}: {assumed_release(assumed[0]).get(lang)}", err=True)
     if not quiet:  # an unknown release: said once per run, whatever the format (stderr)
         for note in dict.fromkeys(r.release_note.get(lang) for r in results if r.release_note):
-            click.echo(f"{label}: {note}", err=True)
+            echo(f"{label}: {note}", err=True)
     if not quiet and output_format in ("text", "github"):
         for result in results:
             if result.found and result.error is None:
-                click.echo(f"{label}: {no_engine(result.path, result.found).get(lang)}", err=True)
+                echo(f"{label}: {no_engine(result.path, result.found).get(lang)}", err=True)
         unknown = [result.path for result in results if result.hardware_unknown]
         if unknown:
-            click.echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
+            echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
     if output_format == "json":
-        click.echo(render_json(results, kb, lang, notices))
+        echo(render_json(results, kb, lang, notices))
         return
     if output_format == "sarif":
         from qlint.linter.sarif import render_sarif
 
-        click.echo(render_sarif(results, notices, lang))
+        echo(render_sarif(results, notices, lang))
         return
     if output_format == "github":
         from qlint.linter.github import render_github
@@ -44,7 +44,7 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
     else:
         text = render_text(results, kb, color=color, show_suppressed=show_suppressed, lang=lang)
     if text:
-        click.echo(text, color=color or None)
+        echo(text, color=color or None)
     if not quiet:
         zh = lang.startswith("zh")
         line = summary(results, lang)
@@ -57,4 +57,4 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
         elif not results:
             line = ("给定路径中没有找到 shell 脚本：未检查任何内容" if zh
                     else "no shell script found in the given paths: nothing was checked")
-        click.echo(line)
+        echo(line)
