@@ -89,8 +89,8 @@ def _check(arguments: dict) -> None:
             _quiet_exit(f"qlint: cannot write the output: {error.strerror or error}", 2)
         from click.utils import _PacifyFlushWrapper  # what click's main does on EPIPE
 
-        sys.stdout = _PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
-        sys.stderr = _PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+        sys.stdout = _PacifyFlushWrapper(sys.stdout)
+        sys.stderr = _PacifyFlushWrapper(sys.stderr)
         sys.exit(1)
     except MemoryError:
         _quiet_exit("qlint: out of memory while building the report (narrow the inputs or use --statistics)", 2)

@@ -51,9 +51,9 @@ def _ascii(stream: Any) -> bool:
 
 def echo(message: str | None = None, err: bool = False, nl: bool = True, color: bool | None = None) -> None:
     """``click.echo(message, err=err, nl=nl, color=color)`` for text messages."""
-    click = sys.modules.get("click")
+    loaded = sys.modules.get("click")
     stream = sys.stderr if err else sys.stdout
-    if click is not None or stream is None or _ascii(stream) or not hasattr(stream, "write"):
+    if loaded is not None or stream is None or _ascii(stream) or not hasattr(stream, "write"):
         import click  # an ASCII stream is re-wrapped by click (errors="replace"): let click do it
 
         click.echo(message, err=err, nl=nl, color=color)
