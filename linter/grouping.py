@@ -146,7 +146,9 @@ def deployment_folder_files(path: str, walk) -> list[str]:
     parent = os.path.dirname(folder)
     from pathlib import Path
 
-    root = Path(parent) if parent and parent != folder and _has_sibling_folders(folder) else Path(folder)
+    at_root = any(os.path.exists(os.path.join(folder, name)) for name in (".git", ".qlint.toml", "pyproject.toml"))
+    # a repository's (or a configured project's) own folder is the top: its parent holds other projects
+    root = Path(parent) if parent and parent != folder and not at_root and _has_sibling_folders(folder) else Path(folder)
     return [str(found) for found in walk(root, unreadable=[])]
 
 
