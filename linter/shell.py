@@ -585,7 +585,7 @@ class _Walker:
     def visit(self, node: ts.Node, background: bool = False) -> None:
         kind = node.type
         if kind == "comment":
-            if self.origins is None and self.coarse is None:
+            if self.coarse is None:  # a 1:1 map (a quoted heredoc's body) keeps its comments' places
                 self.comments.append(Comment(self.text(node), self.span(node)))
             return
         if kind == "variable_assignment":
@@ -765,7 +765,7 @@ class _Walker:
             elif kind in ("file_redirect", "heredoc_redirect"):
                 continue
             elif kind == "comment":
-                if self.origins is None and self.coarse is None:
+                if self.coarse is None:
                     self.comments.append(Comment(self.text(child), self.span(child)))
             elif child.is_named:
                 words.extend(self.argument_words(child))
