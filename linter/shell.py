@@ -493,18 +493,7 @@ class _Walker:
         data = self.data
         start, end = node.start_byte, node.end_byte
         if kind in ("word", "number"):
-            index = start
-            while index < end:
-                byte = data[index]
-                if byte == 0x5C and index + 1 < end:
-                    if data[index + 1] != 0x0A:
-                        out.append(data[index + 1])
-                        origins.append(index + 1)
-                    index += 2
-                    continue
-                out.append(byte)
-                origins.append(index)
-                index += 1
+            self._unescaped(start, end, out, origins, None)
         elif kind == "raw_string":
             out += data[start + 1 : end - 1]
             origins.extend(range(start + 1, end - 1))
@@ -528,11 +517,17 @@ class _Walker:
             origins.extend(range(start, end))
 
     def _dq(self, start: int, end: int, out: bytearray, origins: list[int]) -> None:
+        self._unescaped(start, end, out, origins, b'$`"\\\n')
+
+    def _unescaped(self, start: int, end: int, out: bytearray, origins: list[int], escapable: bytes | None) -> None:
+        """Copy ``data[start:end]`` into ``out`` with backslash escapes removed, recording where each
+        byte came from. ``escapable``: the bytes a backslash escapes (inside double quotes), None for
+        any byte (an unquoted word); a backslash-newline is a line continuation and vanishes."""
         data = self.data
         index = start
         while index < end:
             byte = data[index]
-            if byte == 0x5C and index + 1 < end and data[index + 1] in b'$`"\\\n':
+            if byte == 0x5C and index + 1 < end and (escapable is None or data[index + 1] in escapable):
                 if data[index + 1] != 0x0A:
                     out.append(data[index + 1])
                     origins.append(index + 1)
@@ -1211,7 +1206,7 @@ def _recover_heredocs(source: SourceText, data: bytes, tree: ts.Tree) -> tuple[b
         if stripped.startswith(b"<<") and not stripped.startswith(b"<<<"):
             strip_tabs = stripped.startswith(b"<<-")
             word = stripped[3 if strip_tabs else 2 :].strip(b" \t\r").split(b" ")[0]
-            delimiter = word.replace(b"\\", b"").replace(b"'", b"").replace(b'"', b"")
+            delimiter = _delimiter(word)
             if delimiter:
                 for end in range(index + 1, len(lines)):
                     candidate = lines[end].rstrip(b"\r")
@@ -1234,14 +1229,18 @@ def _recover_heredocs(source: SourceText, data: bytes, tree: ts.Tree) -> tuple[b
     if bad is not None and bad.is_missing and bad.type == "heredoc_end":
         start = _last_heredoc_start(tree.root_node, bad.start_byte)
         if start is not None:
-            opener = source.data[start.start_byte : start.end_byte].decode("utf-8", "replace")
-            closer = opener.replace("\\", "").replace("'", "").replace('"', "").lstrip("-").strip()
+            closer = _delimiter(source.data[start.start_byte : start.end_byte]).lstrip(b"-").strip()
             if closer:
-                closed = data + (b"" if data.endswith(b"\n") else b"\n") + closer.encode() + b"\n"
+                closed = data + (b"" if data.endswith(b"\n") else b"\n") + closer + b"\n"
                 again = parse_tree(closed)
                 if not again.root_node.has_error:
                     return closed, again, [source.span(start.start_byte, start.end_byte)]
     return data, tree, []
+
+
+def _delimiter(word: bytes) -> bytes:
+    """A heredoc's delimiter as its closing line spells it: ``\\END``, ``'END'``, ``"END"`` -> ``END``."""
+    return word.replace(b"\\", b"").replace(b"'", b"").replace(b'"', b"")
 
 
 def _last_heredoc_start(node: ts.Node, before: int) -> ts.Node | None:
