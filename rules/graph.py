@@ -287,13 +287,7 @@ class RuleGraph:
         """Every fact a rule depends on, transitively, in evaluation order."""
         cached = self._inputs.get(rule_id)
         if cached is None:
-            seen: set[str] = set()
-            stack = [f"rule:{rule_id}"]
-            while stack:
-                for parent in self._predecessors[stack.pop()]:
-                    if parent not in seen:
-                        seen.add(parent)
-                        stack.append(parent)
+            seen = self._ancestors(f"rule:{rule_id}")
             cached = self._inputs[rule_id] = [n[5:] for n in self._order if n in seen]
         return cached
 
@@ -301,15 +295,19 @@ class RuleGraph:
         """Every fact a fact is derived from, transitively (not including itself)."""
         cached = self._fact_inputs.get(fact_name)
         if cached is None:
-            seen: set[str] = set()
-            stack = [f"fact:{fact_name}"]
-            while stack:
-                for parent in self._predecessors[stack.pop()]:
-                    if parent not in seen:
-                        seen.add(parent)
-                        stack.append(parent)
-            cached = self._fact_inputs[fact_name] = frozenset(n[5:] for n in seen)
+            cached = self._fact_inputs[fact_name] = frozenset(n[5:] for n in self._ancestors(f"fact:{fact_name}"))
         return cached
+
+    def _ancestors(self, node: str) -> set[str]:
+        """Every node ``node`` depends on, transitively (not including itself)."""
+        seen: set[str] = set()
+        stack = [node]
+        while stack:
+            for parent in self._predecessors[stack.pop()]:
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        return seen
 
     def skipped_for_want_of(self, fact_name: str, scope: "Scope") -> list[str]:
         """Ids of the serve-scope rules skipped in ``scope`` because ``fact_name`` is unknown there:

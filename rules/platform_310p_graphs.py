@@ -24,6 +24,7 @@ CAPTURE = RuleMeta(
     severity="error",
     requires=("hardware", "version", "tp", "cudagraph_mode", "capture_sizes", "compilation", "mtp_tokens",
               "max_num_seqs"),
+    optional=("batched_tokens",),
     fix="unsafe",
     faq="atlas-300i-duo-deployment",
     title=Text(en="Graph capture on Atlas 300I (310P) asks for more graphs than the card can hold",
@@ -73,17 +74,6 @@ CAPTURE = RuleMeta(
 )
 
 
-def default_capture_sizes(max_size: int) -> list[int]:
-    """vLLM's capture list when none is given: 1, 2, 4, then steps of 8 to 248, then 16 (vLLM 0.23.0)."""
-    max_size = min(max_size, kit.ENUMERATION_CAP)  # 10^9 would be a list of that size
-    sizes = [size for size in (1, 2, 4) if size <= max_size]
-    if max_size >= 8:
-        sizes += list(range(8, min(max_size + 1, 256), 8))
-    if max_size >= 256:
-        sizes += list(range(256, max_size + 1, 16))
-    return sizes
-
-
 def two_sizes(mtp_tokens: int, max_num_seqs: int) -> list[int]:
     """Two capture sizes for TP > 1 on 310P: one decode step and about 8 tokens, both multiples
     of 1 + k (FULL decode graphs are rounded to multiples of the query length)."""
@@ -126,7 +116,9 @@ def capture_sizes(scope: Scope):
     if sizes is None:
         configured = scope.get("compilation").get("max_cudagraph_capture_size")
         max_size = configured if isinstance(configured, int) else min(max_num_seqs * (1 + mtp), 512)
-        default = default_capture_sizes(max_size)
+        batched = scope.known("batched_tokens")
+        # vLLM clips the list to --max-num-batched-tokens and captures that size too; unknown: no clip
+        default = kit.default_capture_sizes(max_size, batched.value if batched else max_size + 1)
         if len(default) <= MAX_SIZES_WITH_TP:
             return
         yield Finding(

@@ -3,7 +3,7 @@
 
 import pytest
 
-from qlint.rules.platform_310p_graphs import default_capture_sizes, two_sizes
+from qlint.rules.platform_310p_graphs import two_sizes
 
 from conftest import FIXTURES, SHARED, lint, hits_at, fixed
 
@@ -20,10 +20,14 @@ def test_two_sizes(mtp, max_num_seqs, expected):
     assert two_sizes(mtp, max_num_seqs) == expected
 
 
-def test_default_capture_sizes_match_vllm():
-    assert default_capture_sizes(16) == [1, 2, 4, 8, 16]
-    assert len(default_capture_sizes(512)) == 3 + 31 + 17
-    assert default_capture_sizes(2) == [1, 2]
+def test_ql502_default_list_is_clipped_to_batched_tokens_like_vllm():
+    # vLLM 0.23.0 config/vllm.py L1681-L1728: the default list stops at --max-num-batched-tokens and
+    # captures that size too: 64 requests would give 11 sizes, 20 batched tokens give 1, 2, 4, 8, 16, 20
+    text = f"{Q27} --tensor-parallel-size 2 --dtype float16 --max-num-seqs 64 --max-num-batched-tokens 20\n"
+    found = hits(text, "QL502")
+    assert len(found) == 1 and "captures 6 sizes" in found[0].message and "... 20)" in found[0].message
+    unclipped = hits(f"{Q27} --tensor-parallel-size 2 --dtype float16 --max-num-seqs 64\n", "QL502")
+    assert "captures 11 sizes" in unclipped[0].message
 
 
 def test_ql502_default_list_counts_sizes():
