@@ -29,6 +29,7 @@ from qlint.rules.plan import (
     LaunchPlan,
     Option,
     ProxyCommand,
+    RayStartCommand,
     ServeCommand,
     Span,
     Value,
@@ -279,6 +280,12 @@ class Planner:
                 options, _ = self._plain_options(rest[1:], multi=True)
                 return ProxyCommand(kind="proxy", span=simple.span, env=env, argv=argv,
                                     layerwise="layerwise" in script, options=options)
+        if program == "ray" and rest and rest[0].value == "start":
+            # ray start --head / --address: a node of a Ray cluster (click options, --opt=value or --opt value)
+            ray = RayStartCommand(kind="ray-start", span=simple.span, env=env, argv=argv,
+                                  options=_ray_options(source, rest[1:]))
+            ray.address_port = _address_port(source, rest[1:])
+            return ray
         if program == "curl":
             return self._curl(source, simple, env, argv, rest)
         if program == "lm_eval":
@@ -393,6 +400,63 @@ class Planner:
             image = _value(words[index])
             break
         return DockerRun(kind="docker", span=simple.span, env=env, argv=argv, image=image, devices=devices)
+
+
+_RAY_SWITCHES = frozenset({"--head", "--block", "--disable-usage-stats", "--verbose", "--no-monitor",
+                           "--include-log-monitor", "--enable-resource-isolation"})
+"""``ray start`` flags that take no value (Ray's ``scripts.py`` click options with ``is_flag=True``)."""
+
+
+def _ray_options(source: SourceText, words: list[Word]) -> dict[str, list[Value]]:
+    """``ray start`` options: ``--name value`` and ``--name=value`` (click), names with dashes.
+
+    A word whose value is symbolic (``--address=$HEAD_IP:6379``) is still an option: its name is read
+    from the literal text before ``=`` and the value keeps the symbols (and the raw text after ``=``).
+    """
+    options: dict[str, list[Value]] = {}
+    index = 0
+    while index < len(words):
+        word = words[index]
+        text = word.value if word.value is not None else word.raw
+        if not text.startswith("--"):
+            index += 1
+            continue
+        head, has_inline, inline = text.partition("=")
+        name = head.replace("_", "-")
+        if not name[2:].replace("-", "").isalnum():
+            index += 1
+            continue
+        values = options.setdefault(name, [])
+        if has_inline:
+            span = _sub_span(source, word, len(head) + 1, len(text)) if word.value is not None else None
+            values.append(Value(inline if word.value is not None else None, span or word.span, raw=inline,
+                                symbols=list(word.symbols)))
+        elif name not in _RAY_SWITCHES and index + 1 < len(words) and not (words[index + 1].value or "").startswith("--"):
+            values.append(_value(words[index + 1]))
+            index += 1
+        index += 1
+    return options
+
+
+def _address_port(source: SourceText, words: list[Word]) -> Value | None:
+    """The ``PORT`` of a literal ``--address HOST:PORT`` / ``--address=HOST:PORT``, spanning its digits."""
+    for index, word in enumerate(words):
+        text = word.value or ""
+        if text == "--address" and index + 1 < len(words):
+            holder, offset = words[index + 1], 0
+        elif text.startswith("--address="):
+            holder, offset = word, len("--address=")
+        else:
+            continue
+        value = holder.value
+        if value is None:
+            return None
+        _, colon, port = value[offset:].rpartition(":")
+        if not colon or not port.isdigit():
+            return None
+        span = _sub_span(source, holder, len(value) - len(port), len(value))
+        return Value(port, span, raw=port) if span is not None else None
+    return None
 
 
 def _part_value(part) -> Value:

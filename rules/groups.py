@@ -30,6 +30,7 @@ GROUPS: dict[str, Text] = {
     "clients": Text(en="Clients of the server in the script", zh="脚本中访问服务的客户端"),
     "known-defects": Text(en="Known defects of a release (defects.toml)", zh="某个版本的已知缺陷（defects.toml）"),
     "model": Text(en="Which model is served and what qlint knows of it", zh="所服务的模型及 qlint 对它的了解"),
+    "ray": Text(en="Ray clusters over several nodes", zh="跨多个节点的 Ray 集群"),
 }
 """Every group, with a one-line description in English and Chinese."""
 

@@ -146,7 +146,9 @@ def collide(scope: Scope):
                     Fix(Text(en="give each engine of the node its own port", zh="为节点上的每个引擎分配独立端口")),
                 )
             ports.setdefault(number, f"engine {index}" if flag == "--port" else f"engine {index} (RPC)")
-        own = _devices(serve)
+        # a Ray-backed engine's workers sit wherever Ray places them, not on this node's list
+        ray = kit.option(serve, "--distributed-executor-backend", strict=False).value == "ray"
+        own = None if ray else _devices(serve)
         if own is not None:
             for other, other_index in devices:
                 if own & other:

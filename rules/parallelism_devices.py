@@ -5,6 +5,7 @@ the /dev/davinciN devices its container maps.
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
+from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
@@ -35,6 +36,8 @@ VISIBLE_DEVICES = RuleMeta(
 
 @check(VISIBLE_DEVICES)
 def visible_devices(scope: Scope):
+    if kit.option(scope.serve, "--distributed-executor-backend", strict=False).value == "ray":
+        return  # Ray places the workers on every node of its cluster: QL623 (ray-cluster-npus) counts the cluster
     devices = scope.get("visible_devices")
     if devices is None:
         yield from _container_devices(scope)

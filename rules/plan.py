@@ -189,6 +189,25 @@ class ProxyCommand(Command):
 
 
 @dataclass(slots=True)
+class RayStartCommand(Command):
+    """``ray start --head [--port P] ...`` or ``ray start --address HOST:PORT ...``: one node of a Ray
+    cluster. ``options`` maps each ``--option`` (dashes, as written) to its values (``[]`` for a switch)."""
+
+    options: dict[str, list[Value]] = field(default_factory=dict)
+    address_port: Value | None = None
+    """The port part of ``--address HOST:PORT`` with its own span (None when not written literally)."""
+
+    @property
+    def head(self) -> bool:
+        return "--head" in self.options
+
+    def value(self, name: str) -> Value | None:
+        """The last value written for ``--name`` (None when absent or a switch)."""
+        values = self.options.get(name)
+        return values[-1] if values else None
+
+
+@dataclass(slots=True)
 class Directive:
     """A ``# qlint: key=value ...`` comment."""
 

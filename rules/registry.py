@@ -54,3 +54,4 @@ from qlint.rules import dp_spread  # noqa: F401
 from qlint.rules import kv_port  # noqa: F401
 from qlint.rules import known_defects  # noqa: F401
 from qlint.rules import node_layout  # noqa: F401
+from qlint.rules import ray_cluster  # noqa: F401
