@@ -7,7 +7,8 @@
 - files named one by one are one deployment only when they reference each other: a proxy
   lists an engine's host and port, engines share a DP group (``--data-parallel-address``),
   a KV producer and a KV consumer serve the same model through the same connector,
-  or a ``launch_online_dp.py`` launcher runs a DP template (``$1..$7``).
+  a ``launch_online_dp.py`` launcher runs a DP template (``$1..$7``), or a Ray worker's
+  ``ray start --address`` names the port a ``ray start --head`` listens on.
 
 ``links(plan)`` gives what a plan offers and what it asks for; components are found with a
 small union-find. Nothing here reads files: it works on plans already built.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from qlint.linter.ray_cluster import DEFAULT_PORT, RayNode, starts
 from qlint.rules.plan import LauncherCommand, LaunchPlan, ProxyCommand
 
 _LOCAL = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", ""})
@@ -25,6 +27,10 @@ _LOCAL = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", ""})
 
 def _text(value) -> str | None:
     return None if value is None else value.text
+
+
+def ray_nodes(plan: LaunchPlan) -> list[RayNode]:
+    return [RayNode(plan, start) for start in starts(plan)]
 
 
 def offers(plan: LaunchPlan) -> set[tuple]:
@@ -62,6 +68,9 @@ def offers(plan: LaunchPlan) -> set[tuple]:
                 tokens.add(("kv", str(kv.json.data.get("kv_connector")), model))
     if is_template(plan):
         tokens.add(("dp-template",))
+    for node in ray_nodes(plan):
+        if node.head and node.port is not None:
+            tokens.add(("ray-head", node.port))
     return tokens
 
 
@@ -83,6 +92,10 @@ def wants(plan: LaunchPlan) -> set[tuple]:
                     tokens.add(("port", port) if host is None or host in _LOCAL else ("endpoint", host, port))
         elif isinstance(command, LauncherCommand):
             tokens.add(("dp-template",))
+    for node in ray_nodes(plan):
+        _, port, written = node.target()
+        if not node.head and (port is not None or not written):
+            tokens.add(("ray-head", port if port is not None else DEFAULT_PORT))
     return tokens
 
 
