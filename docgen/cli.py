@@ -70,8 +70,10 @@ def _require_docs_extra() -> None:
 
     missing = [name for name in ("sphinx", "myst_parser", "sphinx_click") if importlib.util.find_spec(name) is None]
     if missing:
+        from qlint.install_hint import extra_install
+
         click.echo(f"qdoc: the HTML site needs the docs extra ({', '.join(missing)} not installed): "
-                   "pip install 'qlint-ascend[docs]'  (or write Markdown without it: qdoc build --format markdown)",
+                   f"{extra_install('docs')}  (or write Markdown without it: qdoc build --format markdown)",
                    err=True)
         sys.exit(2)
 

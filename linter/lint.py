@@ -280,17 +280,23 @@ def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> I
             column = text.find(key, directive.span.column - 1) + 1 if key else directive.span.column
             close = difflib.get_close_matches(key, DIRECTIVE_KEYS + ("disable", "disable-file"), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            return InputError(f"unknown key '{key}' in a '# qlint:' directive (known: {', '.join(DIRECTIVE_KEYS)}, "
-                              f"disable, disable-file){hint}", line, max(column, 1))
+            hint_zh = f"；是否想写 '{close[0]}'？" if close else ""
+            known = f"{', '.join(DIRECTIVE_KEYS)}, disable, disable-file"
+            return InputError(f"unknown key '{key}' in a '# qlint:' directive (known: {known}){hint}",
+                              line, max(column, 1),
+                              zh=f"'# qlint:' 指令中的键 '{key}' 无法识别（可用的键：{known}）{hint_zh}")
         hardware = directive.settings.get("hardware")
         if hardware is not None and hardware.lower() not in hardware_ids:
             column = text.find("hardware=", directive.span.column - 1) + len("hardware=") + 1
-            return InputError(f"'# qlint: hardware={hardware}' is not one of {', '.join(hardware_ids)}", line, column)
+            return InputError(f"'# qlint: hardware={hardware}' is not one of {', '.join(hardware_ids)}", line, column,
+                              zh=f"'# qlint: hardware={hardware}' 不是 {', '.join(hardware_ids)} 之一")
         model = directive.settings.get("model")
         if model is not None and kb.model_by_name(model) is None:
             column = text.find("model=", directive.span.column - 1) + len("model=") + 1
+            close_ids = ', '.join(_close_models(kb, model))
             return InputError(f"'# qlint: model={model}' names no model qlint knows; use a model id such as "
-                              f"{', '.join(_close_models(kb, model))}", line, column)
+                              f"{close_ids}", line, column,
+                              zh=f"'# qlint: model={model}' 不是 qlint 认识的模型；请写模型 ID，例如 {close_ids}")
         version = directive.settings.get("vllm-ascend")
         if version is not None:
             try:
@@ -298,7 +304,8 @@ def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> I
             except InvalidVersion:
                 column = text.find("vllm-ascend=", directive.span.column - 1) + len("vllm-ascend=") + 1
                 return InputError(f"'# qlint: vllm-ascend={version}' is not a release tag like v0.23.0 or main",
-                                  line, column)
+                                  line, column,
+                                  zh=f"'# qlint: vllm-ascend={version}' 不是版本标签（应形如 v0.23.0 或 main）")
     return None
 
 

@@ -6,7 +6,7 @@ JSON contract (other tools depend on it): an array with one object per finding:
 ``path, line, column, end_line, end_column`` (1-based), ``rule``, ``name``,
 ``severity``, ``message``, ``fix`` (null or ``{"description", "replacement", "applicable", "safety"}``:
 ``applicable`` false means advice that ``--fix``/``--unsafe-fixes`` cannot apply; ``safety`` is
-``safe`` (``--fix``) or ``unsafe`` (``--unsafe-fixes``)),
+``safe`` (``--fix``) or ``unsafe`` (``--unsafe-fixes``), null for advice),
 ``sources`` (list of str: public https URLs pinned to a tag or a commit, those at the release the
 finding was checked at first), ``faq`` (null or URL). ``[]`` when clean.
 """
@@ -58,7 +58,9 @@ def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
     fix = None
     if finding.fix is not None:
         fix = {"description": finding.fix.describe(lang), "replacement": finding.fix.replacement,
-               "applicable": finding.fix.applicable, "safety": finding.fix.safety}
+               "applicable": finding.fix.applicable,
+               # advice no --fix applies has no fix safety to state
+               "safety": finding.fix.safety if finding.fix.applicable else None}
     return {
         "path": finding.path,
         "line": finding.span.line,

@@ -44,7 +44,8 @@ What the strategies draw:
 Multi-node deployments (DP spread over nodes, external DP templates run by
 ``launch_online_dp.py``) are not drawn yet.
 
-hypothesis is a test dependency of qlint (``pip install 'qlint-ascend[test]'``);
+hypothesis is a test dependency of qlint (``pip install 'qlint-ascend[test]'``, or the checkout's
+``pip install -e '.[test]'``);
 importing this module without it raises an ImportError that says so.
 """
 
@@ -53,9 +54,11 @@ from __future__ import annotations
 try:
     from hypothesis import strategies as st
 except ImportError as error:  # pragma: no cover - depends on the environment
+    from qlint.install_hint import extra_install
+
     raise ImportError(
         "qlint.testing needs hypothesis, which is a test extra of qlint: "
-        "pip install 'qlint-ascend[test]' (or pip install hypothesis)"
+        f"{extra_install('test')} (or pip install hypothesis)"
     ) from error
 
 import itertools

@@ -44,6 +44,9 @@ def test_json_contract(tmp_path):
     assert item["severity"] == "error" and item["sources"]
     assert set(item["fix"]) == {"description", "replacement", "applicable", "safety"}
     assert item["fix"]["applicable"] is False  # QL206 advises a TP size; --fix cannot choose one
+    assert item["fix"]["safety"] is None  # advice: neither --fix nor --unsafe-fixes applies it
+    applied = [i["fix"] for i in data if i["fix"] is not None and i["fix"]["applicable"]]
+    assert applied and all(fix["safety"] in ("safe", "unsafe") for fix in applied)
 
 
 def test_json_empty_array_when_clean(tmp_path):

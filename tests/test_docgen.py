@@ -216,5 +216,23 @@ def test_build_without_the_docs_extra_names_the_install_line(monkeypatch, tmp_pa
                         lambda name, *a, **k: None if name == "sphinx" else real_find_spec(name, *a, **k))
     result = CliRunner().invoke(main, ["build", "--out", str(tmp_path / "site")])
     assert result.exit_code == 2
-    assert "pip install 'qlint-ascend[docs]'" in result.output and "sphinx" in result.output
+    # the suite runs from a source checkout: the hint installs the checkout's extra, not PyPI's qlint
+    assert "pip install -e '" in result.output and "[docs]'" in result.output and "sphinx" in result.output
+    assert "qlint-ascend[docs]" not in result.output
     assert not (tmp_path / "site").exists()
+
+
+def test_install_hint_names_pypi_for_a_wheel_and_the_checkout_for_a_source_tree(tmp_path, monkeypatch):
+    from qlint import install_hint
+
+    root = install_hint.source_checkout()
+    assert root is not None and (root / "pyproject.toml").is_file() and (root / "qlint").is_dir()
+    assert install_hint.extra_install("docs", cwd=root) == "pip install -e '.[docs]'"
+    assert install_hint.extra_install("docs", cwd=tmp_path) == f"pip install -e '{root}[docs]'"
+    wheel = tmp_path / "site-packages" / "qlint"
+    wheel.mkdir(parents=True)
+    assert install_hint.source_checkout(str(wheel / "install_hint.py")) is None  # an installed wheel
+    (tmp_path / "site-packages" / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    assert install_hint.source_checkout(str(wheel / "install_hint.py")) is None
+    monkeypatch.setattr(install_hint, "source_checkout", lambda: None)  # as from site-packages
+    assert install_hint.extra_install("docs") == "pip install 'qlint-ascend[docs]'"

@@ -67,11 +67,13 @@ def inputs(tmp_path):
         "binary": write_file(tmp_path, "bin.sh", b"vllm\x00serve\n"),
         "client": write_file(tmp_path, "c.sh", "curl http://localhost:8000/v1/models\n"),
         "log": write_file(tmp_path, "server.log", LOG),
+        "directives": [write_file(tmp_path, f"d{index}.sh", f"# qlint: {directive}\n" + SCRIPT) for index, directive in
+                       enumerate(("hardwre=a2", "hardware=a9", "model=Foo-1B", "vllm-ascend=vX"))],
         "empty": str(tmp_path / "empty"),
     }
 
 
-@pytest.mark.parametrize("case", ["check", "unknown", "bad", "empty", "explain", "log", "config"])
+@pytest.mark.parametrize("case", ["check", "unknown", "bad", "empty", "explain", "log", "config", "directives"])
 def test_lang_zh_output_has_no_english_sentence(inputs, case):
     zh = ["--lang", "zh"]
     args = {
@@ -82,6 +84,7 @@ def test_lang_zh_output_has_no_english_sentence(inputs, case):
         "explain": ["explain", "QL206", *zh],
         "log": ["explain", "--log", inputs["log"], *zh],
         "config": ["config", "--show", inputs["script"], *zh],
+        "directives": [*inputs["directives"], *zh],
     }[case]
     result = invoke(args)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
@@ -92,5 +95,5 @@ def test_lang_zh_output_has_no_english_sentence(inputs, case):
 def test_the_same_runs_in_english_are_caught(inputs):
     """The check sees real output: the English run of the same inputs is full of English sentences."""
     for args in ([inputs["script"], inputs["client"]], [inputs["bad"], inputs["binary"]], ["explain", "QL206"],
-                 ["explain", "--log", inputs["log"]], [inputs["unknown"]], [inputs["empty"]]):
+                 ["explain", "--log", inputs["log"]], [inputs["unknown"]], [inputs["empty"]], inputs["directives"]):
         assert english_runs(invoke([*args, "--lang", "en"]).output), args
