@@ -147,9 +147,9 @@ class Planner:
             elif sub_key is not None and sub_key.endswith("+"):
                 value = _value(words[index + 1]) if index + 1 < len(words) else None
                 consumed = 2 if value else 1
-            elif index + 1 < len(words) and (
-                spec is not None or not (words[index + 1].value or "x").startswith("-")
-            ):
+            elif index + 1 < len(words) and not _looks_like_option(words[index + 1].value):
+                # argparse never takes "--max-model-len" as the value of the option before it: that
+                # option is left without one ("expected one argument"); "-1" is a value
                 value = _value(words[index + 1])
                 consumed = 2
             end_span = value.span if value is not None else word.span
@@ -499,6 +499,12 @@ def _nest(dotted: str, value):
     for part in reversed(dotted.split(".")):
         result = {part: result}
     return result
+
+
+def _looks_like_option(text: str | None) -> bool:
+    """True for a word argparse reads as an option, never as the value of the one before it
+    (``--x``, ``-x``; not ``-``, not a negative number such as ``-1``; unknown text is a value)."""
+    return text is not None and text.startswith("-") and text != "-" and not _is_number(text)
 
 
 def _is_number(text: str) -> bool:

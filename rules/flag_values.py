@@ -202,6 +202,27 @@ def _release_value(option, fact, release):
         ), option.value.span, sources=_cited(fact, ranges=True))
 
 
+def _needs_value(option, spec, fact) -> bool:
+    """True for an option written without the value its parser requires (not a switch, not a
+    ``bool | str`` option whose bare form means true, not ``--x.key`` / ``--no-x``)."""
+    if not option.known or option.negated or "." in option.spelled:
+        return False
+    if fact is not None:
+        return fact.kind != "bool" and not fact.optional_value
+    return spec is not None and spec.type != "bool"
+
+
+def _no_value(option, fact, release) -> Finding:
+    where = f" ({option_facts.where(release)})" if release is not None else ""
+    where_zh = f"（{option_facts.where_zh(release)}）" if release is not None else ""
+    return Finding(BAD_VALUE, Text(
+        en=f"{option.spelled} has no value: vllm serve stops with 'argument {option.spelled}: expected one "
+           f"argument'{where}; give it a value or remove it",
+        zh=f"{option.spelled} 没有给出取值：vllm serve 会报 'argument {option.spelled}: expected one argument' "
+           f"并退出{where_zh}；请补上取值或删除该参数",
+    ), option.name_span, sources=_cited(fact) if fact is not None else ())
+
+
 def _cited(fact, ranges: bool = False) -> tuple[str, ...]:
     """The release's own lines for an option finding: the field (or add_argument) and any range check."""
     found = [fact.field_source or fact.source]
@@ -217,6 +238,9 @@ def bad_value(scope: Scope):
     for option in scope.serve.all_options:
         spec = index.get(option.name) if option.known else None
         fact = option_facts.resolve(release, option) if release is not None else None
+        if option.value is None and _needs_value(option, spec, fact):
+            yield _no_value(option, fact, release)
+            continue
         if option.value is None or option.value.text is None:
             continue
         if fact is not None and option.json is None and fact.kind != "json":
