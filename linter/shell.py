@@ -488,6 +488,23 @@ class _Walker:
             return word.value.encode("utf-8"), list(word.origins)
         return (word.value or "").encode("utf-8"), None
 
+    def joined_script(self, words: list[Word]) -> tuple[bytes, list[int] | None]:
+        """The command ssh sends for ``words``: their texts joined with spaces (offsets kept
+        when every word maps 1:1; a joining space maps to the end of the word before it)."""
+        out, origins = bytearray(), list[int]()
+        exact = True
+        for index, word in enumerate(words):
+            text, mapped = self.script_text(word)
+            if index:
+                out += b" "
+                origins.append(origins[-1] + 1 if origins else 0)
+            out += text
+            if mapped is None or len(mapped) != len(text):
+                exact = False
+            else:
+                origins.extend(mapped)
+        return bytes(out), origins if exact else None
+
     def _origins(self, node: ts.Node, out: bytearray, origins: list[int]) -> None:
         kind = node.type
         data = self.data
@@ -865,6 +882,12 @@ class _Walker:
                     layer.env = started.env + layer.env
                     layer.env_files = started.env_files + layer.env_files
             env = self.layer_env(layer, env)
+        if unwrapped.script_words:
+            text, origins = self.joined_script(unwrapped.script_words)
+            first, last = unwrapped.script_words[0].span, unwrapped.script_words[-1].span
+            self.nested(text, origins, Span(first.line, first.column, last.end_line, last.end_column),
+                        vars=_exported(env), positional=[], layers=layers, what="command string")
+            return
         if unwrapped.script is not None:
             text, origins = self.script_text(unwrapped.script)
             self.nested(text, origins, unwrapped.script.span, vars=_exported(env), positional=unwrapped.script_args[1:],

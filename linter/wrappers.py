@@ -76,6 +76,8 @@ class Unwrapped:
     ``ssh HOST 'cmd'``, ``su -c``), with ``script_args`` as ``$0, $1...``.
     ``stdin_script``: the innermost command reads its script from standard input.
     ``script_file``: ``bash FILE args`` (``argv`` then holds FILE and args).
+    ``script_words``: ``ssh HOST w1 w2 ...`` whose words need the remote shell's parsing: the
+    script is their values joined with spaces.
     """
 
     layers: list[Layer]
@@ -84,6 +86,7 @@ class Unwrapped:
     script_args: list = field(default_factory=list)
     stdin_script: bool = False
     script_file: Word | None = None
+    script_words: list = field(default_factory=list)  # ssh HOST a b c: words the remote shell joins and parses
 
 
 def _name(word) -> str | None:
@@ -145,6 +148,33 @@ def _assignments(words: list, index: int, layer: Layer) -> int:
         layer.env.append((name, Part(words[index], len(name) + 1)))
         index += 1
     return index
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=+:@,%")
+
+
+def _remote_syntax(text: str | None) -> bool:
+    """True when the remote shell would parse ``text`` differently from one plain word."""
+    return text is None or any(char not in _PLAIN for char in text)
+
+
+def _remote_shell(rest: list) -> list | None:
+    """The words of the remote command when it is a shell that reads its script from standard
+    input (``bash``, ``bash -s``, ``sh -l``, also written as one word ``'bash -s'``); else None."""
+    if len(rest) == 1 and rest[0].value is not None and " " in rest[0].value.strip():
+        tokens = rest[0].value.split()
+        if any(_remote_syntax(token) for token in tokens):
+            return None
+        from dataclasses import replace  # one word split in words that all point at it
+
+        rest = [replace(rest[0], raw=token, value=token, node=None, content_start=None) for token in tokens]
+    if not rest or _name(rest[0]) not in SHELLS or any(_remote_syntax(word.value) for word in rest):
+        return None
+    options = [word.value for word in rest[1:]]
+    if not all(option.startswith("-") for option in options) or any("c" in option[1:] for option in options
+                                                                        if not option.startswith("--")):
+        return None
+    return rest
 
 
 def _value_word(words: list, index: int):
@@ -343,8 +373,17 @@ def unwrap(words: list) -> Unwrapped:
             rest = words[index:]
             if not rest:
                 return Unwrapped(layers, [], stdin_script=True)
+            remote = _remote_shell(rest)
+            if remote is not None:
+                # ssh HOST bash [-s|-l] <<EOF, ssh HOST 'bash -s': the remote shell reads the heredoc
+                words = words[:index] + remote
+                continue
             if len(rest) == 1:
                 return Unwrapped(layers, [], script=rest[0])
+            if any(word.value is not None and _remote_syntax(word.value) for word in rest):
+                # ssh joins its words with spaces and the remote shell parses the result:
+                # ssh HOST bash -c "'vllm serve ...'" runs vllm serve
+                return Unwrapped(layers, [], script_words=rest)
             return Unwrapped(layers, rest)
         layer.words = words[start:index]
         layers.append(layer)

@@ -137,6 +137,27 @@ def heredoc_ssh(script, tmp_path):
     return _join(header, ["ssh node0 <<EOF"]) + code + "EOF\n"
 
 
+def heredoc_ssh_bash(script, tmp_path):
+    header, code = _code(script)
+    return _join(header, ["ssh -p 22 node0 bash <<'EOF'"]) + code + "EOF\n"
+
+
+def heredoc_ssh_bash_s(script, tmp_path):
+    header, code = _code(script)
+    return _join(header, ["ssh -T root@node0 'bash -s' <<'EOF'"]) + code + "EOF\n"
+
+
+def heredoc_ssh_bash_l(script, tmp_path):
+    header, code = _code(script)
+    return _join(header, ["ssh node0 bash -l <<EOF"]) + code + "EOF\n"
+
+
+def ssh_bash_c_words(script, tmp_path):
+    """ssh joins its words with spaces; the remote shell parses ``bash -c '...'``."""
+    header, code = _code(script)
+    return _join(header, ["ssh node0 bash -c " + shlex.quote(_single_quoted(code))])
+
+
 def cat_pipe_bash(script, tmp_path):
     header, code = _code(script)
     return _join(header, ["cat <<'EOF' | bash"]) + code + "EOF\n"
@@ -248,7 +269,8 @@ PREFIXES = [
     "command ", "command -p ", "sudo -E nice -n 5 stdbuf -oL numactl -N 0 ",
 ]
 SHAPES = [_prefix(p) for p in PREFIXES] + [
-    bash_c, sh_c_double, bash_lc_args, ssh_host, su_c, heredoc_bash, heredoc_docker_exec, heredoc_ssh, cat_pipe_bash,
+    bash_c, sh_c_double, bash_lc_args, ssh_host, su_c, heredoc_bash, heredoc_docker_exec, heredoc_ssh, heredoc_ssh_bash,
+    heredoc_ssh_bash_s, heredoc_ssh_bash_l, ssh_bash_c_words, cat_pipe_bash,
     herestring, docker_run, docker_run_bash_c, docker_exec_env, podman_env_file, function_call, function_args,
     array_args, loop_values, default_value, assign_default, sourced_env, api_server_module, cli_main_module,
 ]
