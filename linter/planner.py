@@ -220,6 +220,8 @@ class Planner:
                 out.append(self._docker_layer(simple, layer))
         command = self.command(source, simple)
         if command is not None:
+            command.background = simple.background or any(_detached(layer) for layer in simple.layers)
+            command.in_loop = simple.in_loop
             if out:
                 command.container = out[-1]  # type: ignore[assignment]
             if isinstance(command, ServeCommand):
@@ -499,6 +501,20 @@ def _nest(dotted: str, value):
     for part in reversed(dotted.split(".")):
         result = {part: result}
     return result
+
+
+def _detached(layer) -> bool:
+    """``docker run -d`` / ``--detach``: the container runs on while the script goes on."""
+    if layer.kind not in _CONTAINER_KINDS or layer.subcommand != "run":
+        return False
+    for word in layer.words:
+        text = word.value or ""
+        if text == "--detach" or text.startswith("--detach="):
+            return text in ("--detach", "--detach=true")
+        if text.startswith("-") and not text.startswith("--") and "d" in text[1:] \
+                and set(text[1:]) <= set("ditPqla"):
+            return True
+    return False
 
 
 def _looks_like_option(text: str | None) -> bool:

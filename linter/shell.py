@@ -126,6 +126,7 @@ class SimpleCommand:
     prefix: list[Assignment] = field(default_factory=list)
     background: bool = False
     layers: list[Layer] = field(default_factory=list)  # wrappers around it, outermost first (docker, ssh...)
+    in_loop: bool = False  # inside a while/until loop (its condition or body): repeated until something holds
 
 
 @dataclass
@@ -182,6 +183,7 @@ class _Walker:
         self.positional: list[Word] | None = None  # "$@" inside a function call or bash -c
         self.layers: list[Layer] = []  # wrappers around a nested script (docker, ssh, sudo...)
         self.depth = 0
+        self.polling = 0  # depth of while/until loops around the commands being read
         self.commands: list[SimpleCommand] = []
         self.comments: list[Comment] = []
         self.assignments: list[Assignment] = []
@@ -645,6 +647,14 @@ class _Walker:
         if kind == "pipeline":
             if self.piped_heredoc(node):
                 return
+        if kind == "while_statement":  # while and until: a loop that waits for its condition
+            self.polling += 1
+            try:
+                for child in node.children:
+                    self.visit(child)
+            finally:
+                self.polling -= 1
+            return
         children = node.children
         for index, child in enumerate(children):
             follows_amp = index + 1 < len(children) and children[index + 1].type == "&"
@@ -809,6 +819,7 @@ class _Walker:
             self.unread.append(Unread("dynamic-command", words[0].raw, words[0].span))
         self.commands.append(
             SimpleCommand(words=words, span=span, env=env, prefix=prefix, background=background,
+                          in_loop=self.polling > 0,
                           layers=list(self.layers))
         )
 
@@ -922,6 +933,7 @@ class _Walker:
             return
         self.commands.append(
             SimpleCommand(words=argv or [], span=span, env=env, prefix=prefix, background=background,
+                          in_loop=self.polling > 0,
                           layers=list(self.layers) + layers)
         )
 

@@ -130,6 +130,8 @@ class Command:
     env: dict[str, EnvSetting]
     argv: list[Value]
     container: "DockerRun | None" = None  # the innermost docker/podman run whose command line holds it
+    background: bool = False  # the script goes on without waiting for it (``cmd &``, ``docker run -d``)
+    in_loop: bool = False  # inside a while/until loop: run again until its condition holds (a poll)
 
 
 @dataclass(slots=True)

@@ -28,6 +28,7 @@ from qlint.rules import kv_transfer  # noqa: F401
 from qlint.rules import kv_roles  # noqa: F401
 from qlint.rules import prefix_cache  # noqa: F401
 from qlint.rules import clients  # noqa: F401
+from qlint.rules import server_ready  # noqa: F401
 from qlint.rules import host  # noqa: F401
 from qlint.rules import redundant  # noqa: F401
 from qlint.rules import memory  # noqa: F401
