@@ -21,6 +21,8 @@ MESSAGES = {
         '生成 prefill/decode 分离部署（例如 1P1D）：每个节点一个脚本、代理命令和一份 README。',
     'One instance over N nodes: one script per node and a README.':
         '一个实例跨 N 个节点：每个节点一个脚本和一份 README。',
+    'How --nodes spreads the instance: mp (one engine per node, DP over the nodes) or ray (a Ray cluster: the head runs one engine with TP over every node\'s NPUs).':
+        '--nodes 如何分布实例：mp（每个节点一个引擎，DP 跨节点）或 ray（Ray 集群：主节点运行一个引擎，TP 覆盖所有节点的 NPU）。',
     'Nodes per prefill instance (--pd).':
         '每个 prefill 实例的节点数（配合 --pd）。',
     'Nodes per decode instance (--pd).':

@@ -12,6 +12,7 @@ from qlint.docgen.writer import Page, code
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.generate import GenerationError
 from qlint.linter.generate_nodes import NodesDeployment, generate_nodes, generate_pd
+from qlint.linter.generate_ray import RayDeployment, generate_ray
 
 MAX_NODES = 4
 
@@ -20,7 +21,7 @@ class NodesPlanError(Exception):
     """A generated multi-node or PD tree does not lint clean as one deployment."""
 
 
-def lint_tree(tree: NodesDeployment, what: str) -> None:
+def lint_tree(tree: NodesDeployment | RayDeployment, what: str) -> None:
     from qlint.linter.deployment import lint_deployment
 
     results = lint_deployment([(name, text.encode()) for name, text in tree.scripts_in_order])
@@ -53,7 +54,7 @@ def multi_node_plans(kb: KnowledgeBase, model_id: str, hardware_id: str, version
     return out
 
 
-def _show(page: Page, tree: NodesDeployment, lang: str) -> None:
+def _show(page: Page, tree: NodesDeployment | RayDeployment, lang: str) -> None:
     readme = tree.files["README.md"]
     english, chinese = readme.split("\n## 中文\n", 1)
     steps = [line for line in (english if lang == "en" else chinese).splitlines() if line[:1].isdigit()]
@@ -78,6 +79,44 @@ def multi_node_section(kb: KnowledgeBase, page: Page, model_id: str, hardware_id
                             nodes=len(tree.topology.nodes), tp=instance.tp, dp=instance.dp))
         page.code_block("bash", f"qlint generate --model {model_id} --hardware {hardware_id} --nodes "
                                 f"{len(tree.topology.nodes)}{'' if quantization == 'w8a8' else ' --bf16'} -o deploy/\n")
+        _show(page, tree, lang)
+    _ray_section(kb, page, model_id, hardware_id, version, lang)
+
+
+def ray_plans(kb: KnowledgeBase, model_id: str, hardware_id: str, version: str) -> list[tuple[str, RayDeployment]]:
+    """(weights, tree) of the Ray plan for each weight type, where the model's tutorial has a Ray section at
+    ``version``: the fewest nodes (2..4) the generator accepts."""
+    from qlint.knowledge.base import parse_version
+
+    match = kb.match_model(model_id)
+    model = match.model if match is not None else None
+    if model is None or not model.ray_plan or model.ray_plan_since is None:
+        return []
+    if parse_version(version) < parse_version(model.ray_plan_since):
+        return []
+    out: list[tuple[str, RayDeployment]] = []
+    for quantization in ("w8a8", "bf16"):
+        for nodes in range(2, MAX_NODES + 1):
+            try:
+                tree = generate_ray(kb, model_id, hardware_id, nodes, quantized=quantization == "w8a8", version=version)
+            except GenerationError:
+                continue
+            out.append((quantization, tree))
+            break
+    return out
+
+
+def _ray_section(kb: KnowledgeBase, page: Page, model_id: str, hardware_id: str, version: str, lang: str) -> None:
+    plans = ray_plans(kb, model_id, hardware_id, version)
+    if not plans:
+        return
+    page.para(say(lang, "guide.nodes.ray"))
+    for quantization, tree in plans:
+        lint_tree(tree, f"{model_id} {quantization} on {len(tree.nodes)} x {hardware_id} (Ray)")
+        page.heading(3, say(lang, "guide.nodes.ray.plan", quant=pick(QUANT_NAME[quantization], lang),
+                            nodes=len(tree.nodes), tp=tree.tp))
+        page.code_block("bash", f"qlint generate --model {model_id} --hardware {hardware_id} --nodes {len(tree.nodes)}"
+                                f"{'' if quantization == 'w8a8' else ' --bf16'} --executor ray -o ray/\n")
         _show(page, tree, lang)
 
 

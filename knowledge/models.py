@@ -152,6 +152,15 @@ class Model(Cited):
     first_vllm_ascend_310p: str | None = None
     in_scope: bool = True  # False: known only so rules about other models stay correct
     variants: list[ModelVariant] = Field(default_factory=list)
+    ray_plan: list[str] = Field(default_factory=list)
+    """The model tutorial's Ray multi-node section (pinned URLs with lines) and ``ray_plan_since``, the first
+    release whose tutorial has it; empty: the tutorial gives no Ray plan (the guides show none)."""
+    ray_plan_since: str | None = None
+
+    @field_validator("ray_plan")
+    @classmethod
+    def _ray_plan_cited(cls, value: list[str]) -> list[str]:
+        return _check_sources(value) if value else value
 
     @model_validator(mode="before")
     @classmethod

@@ -23,12 +23,15 @@ from qlint.linter.cli_args import HARDWARE, check_version, fail
               help="A prefill/decode disaggregated deployment, e.g. 1P1D: one script per node, the proxy, a README.")
 @click.option("--nodes", type=click.IntRange(1, 64), default=None,
               help="One instance over N nodes: one script per node and a README.")
+@click.option("--executor", type=click.Choice(["mp", "ray"]), default="mp", show_default=True,
+              help="How --nodes spreads the instance: mp (one engine per node, DP over the nodes) or ray "
+              "(a Ray cluster: the head runs one engine with TP over every node's NPUs).")
 @click.option("--prefill-nodes", type=click.IntRange(1, 64), default=None, help="Nodes per prefill instance (--pd).")
 @click.option("--decode-nodes", type=click.IntRange(1, 64), default=None, help="Nodes per decode instance (--pd).")
 @click.option("-o", "--output", type=click.Path(writable=True),
               help="Write the script here (with --pd or --nodes: a folder for the scripts and the README).")
 def generate_command(model_id, hardware, scenario, quantized, version, port, output_format, pd, nodes,
-                     prefill_nodes, decode_nodes, output):
+                     executor, prefill_nodes, decode_nodes, output):
     """Write a complete, commented launch script from the knowledge (it lints clean)."""
     from qlint.knowledge.base import load
     from qlint.linter.generate import GenerationError, generate
@@ -42,9 +45,11 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
         fail("qlint generate: --prefill-nodes / --decode-nodes need --pd")
     if pd is not None and nodes is not None:
         fail("qlint generate: use --pd or --nodes, not both (--prefill-nodes / --decode-nodes size a PD deployment)")
+    if executor == "ray" and (pd is not None or (nodes or 1) < 2):
+        fail("qlint generate: --executor ray needs --nodes 2 or more (and no --pd)")
     if pd is not None or (nodes or 1) > 1:
         write_tree(model_id, hardware.lower(), scenario, quantized, version, output_format, output,
-                   pd, nodes, prefill_nodes, decode_nodes)
+                   pd, nodes, prefill_nodes, decode_nodes, executor)
         return
     try:
         deployment = generate(load(), model_id, hardware.lower(), scenario, quantized, version, port=port)
@@ -64,15 +69,20 @@ def generate_command(model_id, hardware, scenario, quantized, version, port, out
 
 
 def write_tree(model_id, hardware, scenario, quantized, version, output_format, output, pd, nodes,
-               prefill_nodes, decode_nodes):
-    """``--pd xPyD`` / ``--nodes N``: one script per node, the proxy, the README (scripts mode 0755)."""
+               prefill_nodes, decode_nodes, executor="mp"):
+    """``--pd xPyD`` / ``--nodes N`` (``--executor ray``: a Ray cluster): one script per node, the proxy,
+    the README (scripts mode 0755)."""
     from qlint.knowledge.base import load
     from qlint.linter.fixer import write_atomic
     from qlint.linter.generate import GenerationError
     from qlint.linter.generate_nodes import generate_nodes, generate_pd
 
     try:
-        if pd is not None:
+        if executor == "ray":
+            from qlint.linter.generate_ray import generate_ray
+
+            deployment = generate_ray(load(), model_id, hardware, nodes, scenario, quantized, version)
+        elif pd is not None:
             deployment = generate_pd(load(), model_id, hardware, quantized, version, pd, prefill_nodes, decode_nodes)
         else:
             deployment = generate_nodes(load(), model_id, hardware, nodes, scenario, quantized, version)

@@ -192,6 +192,10 @@ def apply_policy(result: LintResult, policy: Policy | None = None, extra: list[F
     return result
 
 
+RAY_HEAD = "ray start --head (a Ray head node)"
+RAY_WORKER = "ray start --address (a Ray worker node: the engine runs on the head)"
+
+
 def _found(plan: LaunchPlan, document) -> str:
     """What the file runs when it runs no engine (``""`` when it has a serve command)."""
     if plan.serve_commands():
@@ -206,6 +210,8 @@ def _found(plan: LaunchPlan, document) -> str:
             name = f"vllm {words[1]}"  # vllm bench, vllm chat...
         if command.kind == "docker":
             name = "a container with no engine command in it"
+        elif command.kind == "ray-start":
+            name = RAY_HEAD if getattr(command, "head", False) else RAY_WORKER
         if name and name not in programs:
             programs.append(name)
     if programs:

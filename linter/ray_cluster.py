@@ -152,39 +152,51 @@ def starts(plan: LaunchPlan) -> list[RayStartCommand]:
     return [command for command in plan.commands if isinstance(command, RayStartCommand)]
 
 
+def _before(first, second) -> bool:
+    return (first.span.line, first.span.column) < (second.span.line, second.span.column)
+
+
 def clusters(plans: list[LaunchPlan]) -> list[RayCluster]:
     """The Ray clusters of a deployment, heads first (in plan order); empty when no script starts Ray.
 
-    A worker joins the head whose port it names (the only head when there is one); a worker whose
-    port matches no head, or a deployment without a head, gives a cluster with ``head`` None.
+    A worker joins the nearest head started before it in its own script (a guide that shows several
+    plans, each head followed by its workers), else the only head, else the head whose port it names;
+    a worker that matches no head, or a deployment without a head, gives a cluster with ``head`` None.
+    A Ray-backed serve runs on the nearest head started before it in its script, else on that script's
+    first head or worker, else (a serve-only script) on the only cluster.
     """
     nodes = [RayNode(plan, start) for plan in plans for start in starts(plan)]
     if not nodes:
         return []
     heads = [node for node in nodes if node.head]
     found = [RayCluster(head) for head in heads]
+    by_head = {id(c.head): c for c in found}
     orphans = RayCluster(None)
     for node in nodes:
         if node.head:
             continue
-        _, port, _ = node.target()
+        earlier = [h for h in heads if h.plan is node.plan and _before(h.start, node.start)]
+        if earlier:
+            by_head[id(earlier[-1])].workers.append(node)
+            continue
         if len(found) == 1:
             found[0].workers.append(node)
             continue
+        _, port, _ = node.target()
         matching = [c for c in found if c.head is not None and port is not None and c.head.port == port]
         (matching[0] if len(matching) == 1 else orphans).workers.append(node)
     if orphans.workers:
         found.append(orphans)
     for plan in plans:
-        serves = [s for s in plan.serve_commands() if ray_backend(s)]
-        if not serves:
-            continue
         own = [node for c in found for node in c.nodes if node.plan is plan]
-        node = next((n for n in own if n.head), own[0] if own else None)
-        target = next((c for c in found if node is not None and node in c.nodes), None)
-        if target is None:
-            target = found[0] if len(found) == 1 else None
-        if target is None:
-            continue
-        target.serves += [RayServe(plan, serve, node) for serve in serves]
+        for serve in plan.serve_commands():
+            if not ray_backend(serve):
+                continue
+            earlier = [n for n in own if n.head and _before(n.start, serve)]
+            node = earlier[-1] if earlier else next((n for n in own if n.head), own[0] if own else None)
+            target = next((c for c in found if node is not None and node in c.nodes), None)
+            if target is None and node is None and len(found) == 1:
+                target = found[0]
+            if target is not None:
+                target.serves.append(RayServe(plan, serve, node))
     return found
