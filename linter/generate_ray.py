@@ -77,12 +77,12 @@ def generate_ray(kb: KnowledgeBase, model_id: str, hardware_id: str, nodes: int,
     hardware = kb.hardware_by_id(hardware_id)
     if nodes < 2:
         raise GenerationError("a Ray cluster needs --nodes 2 or more")
-    if not hardware.supports_dp:
-        raise GenerationError(f"the tutorials have no multi-node plan on {hardware.names[0]}")
     variant = _variant(model, quantized)
     if not _needs_nodes(model, hardware, quantized):
         raise GenerationError(f"{variant.name} fits one {hardware.names[0]} node: Ray over nodes is for weights one "
                               "node cannot hold (generate without --nodes, or --nodes with the mp executor)")
+    if not hardware.supports_dp:
+        raise GenerationError(f"the tutorials have no multi-node plan on {hardware.names[0]}")
     _fits(kb, model, hardware, quantized, nodes * hardware.npus_per_node)
     tp = nodes * hardware.npus_per_node
     heads, kv_heads = model.num_attention_heads, model.num_key_value_heads

@@ -10,7 +10,7 @@ TP x PP over the cluster: vLLM asks Ray for one ``{"NPU": 1}`` bundle per worker
 
 QL620 ``ray-worker-address``, QL621 ``ray-serve-on-worker``, QL622 ``ray-engines-per-cluster``,
 QL623 ``ray-cluster-npus``, QL624 ``ray-nic-env-differs``, QL625 ``ray-env-after-start``,
-QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``.
+QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``, QL628 ``ray-num-gpus``.
 """
 
 from __future__ import annotations
@@ -550,3 +550,54 @@ def with_nnodes(scope: Scope):
             kit.drop_option(serve.opt("--nnodes"))),
     )
 
+
+
+# -- QL628 ---------------------------------------------------------------------------------------
+
+NUM_GPUS = RuleMeta(
+    id="QL628",
+    name="ray-num-gpus",
+    groups=("ray",),
+    severity="warning",
+    scope="script",
+    requires=("version",),
+    behaviours=("ray_reserves_npu_resources",),
+    title=Text(en="ray start --num-gpus on an Ascend node", zh="在昇腾节点上使用 ray start --num-gpus"),
+    why=Text(
+        en="vLLM-Ascend's Ray executor reserves NPU resources (its Ray device key is NPU), one per worker. "
+        "--num-gpus only adds GPU resources to the node, which the engine never asks for: it neither gives nor "
+        "limits NPUs, and a cluster whose ray status lists GPUs but no NPU cannot start the engine (a reported "
+        "case). The v0.9.0 tutorial used --num-gpus for the NPU count; later tutorials dropped it. Let Ray find "
+        "the NPUs, or declare them with --resources='{\"NPU\": N}'.",
+        zh="vLLM-Ascend 的 Ray 执行器预留的是 NPU 资源（其 Ray 设备键为 NPU），每个 worker 一个。--num-gpus 只会给节点增加 "
+        "GPU 资源，而引擎从不申请 GPU：它既不提供也不限制 NPU；ray status 只列出 GPU 而没有 NPU 的集群无法启动引擎"
+        "（有用户报告过）。v0.9.0 的教程用 --num-gpus 表示 NPU 数，之后的教程已删去。让 Ray 自己发现 NPU，"
+        "或用 --resources='{\"NPU\": N}' 声明。",
+    ),
+    sources=("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/vllm_ascend/platform.py#L133",
+             f"{RAY_UTILS}#L634-L637", "https://github.com/vllm-project/vllm-ascend/issues/3114",
+             "https://github.com/vllm-project/vllm-ascend/blob/v0.9.0rc2/docs/source/tutorials/multi_node.md?plain=1#L92-L110"),
+    examples=(Example(
+        bad="ray start --head --num-gpus=8\n", good="ray start --head\n", version="v0.23.0",
+    ),),
+)
+
+
+@check(NUM_GPUS)
+def num_gpus(scope: Scope):
+    if not kit.holds(scope, "ray_reserves_npu_resources"):
+        return
+    for start in starts(scope.plan):
+        value = start.value("--num-gpus")
+        if "--num-gpus" not in start.options or "--resources" in start.options:
+            continue
+        count = value.text if value is not None and value.text is not None else "N"
+        yield Finding(
+            NUM_GPUS,
+            Text(en=f"--num-gpus {count} gives this Ray node GPU resources; the engine reserves NPUs, so it neither "
+                 "offers nor limits any",
+                 zh=f"--num-gpus {count} 给该 Ray 节点增加的是 GPU 资源；引擎预留的是 NPU，因此它既不提供也不限制 NPU"),
+            value.span if value is not None else start.span,
+            Fix(Text(en=f"drop --num-gpus (Ray finds the NPUs) or declare them: --resources='{{\"NPU\": {count}}}'",
+                     zh=f"去掉 --num-gpus（Ray 会自动发现 NPU），或声明：--resources='{{\"NPU\": {count}}}'")),
+        )
