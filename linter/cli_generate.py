@@ -75,12 +75,13 @@ def write_tree(model_id, hardware, scenario, quantized, version, output_format, 
     from qlint.knowledge.base import load
     from qlint.linter.fixer import write_atomic
     from qlint.linter.generate import GenerationError
-    from qlint.linter.generate_nodes import generate_nodes, generate_pd
+    from qlint.linter.generate_nodes import NodesDeployment, generate_nodes, generate_pd
 
+    from qlint.linter.generate_ray import RayDeployment, generate_ray
+
+    deployment: NodesDeployment | RayDeployment
     try:
         if executor == "ray":
-            from qlint.linter.generate_ray import generate_ray
-
             deployment = generate_ray(load(), model_id, hardware, nodes, scenario, quantized, version)
         elif pd is not None:
             deployment = generate_pd(load(), model_id, hardware, quantized, version, pd, prefill_nodes, decode_nodes)

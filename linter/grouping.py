@@ -93,9 +93,9 @@ def wants(plan: LaunchPlan) -> set[tuple]:
         elif isinstance(command, LauncherCommand):
             tokens.add(("dp-template",))
     for node in ray_nodes(plan):
-        _, port, written = node.target()
-        if not node.head and (port is not None or not written):
-            tokens.add(("ray-head", port if port is not None else DEFAULT_PORT))
+        _, ray_port, written = node.target()
+        if not node.head and (ray_port is not None or not written):
+            tokens.add(("ray-head", ray_port if ray_port is not None else DEFAULT_PORT))
     return tokens
 
 

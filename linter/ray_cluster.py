@@ -54,12 +54,13 @@ def split_address(value: Value | None) -> tuple[str | None, int | None, bool]:
     if value is None:
         return None, None, False
     text = value.text if value.text is not None else value.raw.strip("'\"")
-    host, colon, port = text.rpartition(":")
+    written_host, colon, port = text.rpartition(":")
     if not colon:
         return (symbol(value) if value.text is None else text), None, False
     number = int(port) if port.isdigit() else None
+    host: str | None = written_host
     if value.text is None:
-        host = symbol(Value(None, value.span, symbols=value.symbols[:1])) if len(value.symbols) == 1 else ""
+        host = symbol(Value(None, value.span, symbols=value.symbols[:1])) if len(value.symbols) == 1 else None
     return host or None, number, True
 
 
@@ -193,10 +194,10 @@ def clusters(plans: list[LaunchPlan]) -> list[RayCluster]:
             if not ray_backend(serve):
                 continue
             earlier = [n for n in own if n.head and _before(n.start, serve)]
-            node = earlier[-1] if earlier else next((n for n in own if n.head), own[0] if own else None)
-            target = next((c for c in found if node is not None and node in c.nodes), None)
-            if target is None and node is None and len(found) == 1:
+            place: RayNode | None = earlier[-1] if earlier else next((n for n in own if n.head), own[0] if own else None)
+            target = next((c for c in found if place is not None and place in c.nodes), None)
+            if target is None and place is None and len(found) == 1:
                 target = found[0]
             if target is not None:
-                target.serves.append(RayServe(plan, serve, node))
+                target.serves.append(RayServe(plan, serve, place))
     return found

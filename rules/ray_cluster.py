@@ -122,6 +122,8 @@ def worker_address(scope: Scope):
             if head is None:
                 continue
             host, port, written = worker.target()
+            address = start.value("--address")
+            at = address.span if address is not None else start.span
             want = head.port
             if want is not None and port is not None and port != want:
                 edits = kit.replace(start.address_port.span, str(want)) if start.address_port is not None else []
@@ -129,7 +131,7 @@ def worker_address(scope: Scope):
                     ADDRESS,
                     Text(en=f"ray start --address names port {port}, but the head ({_name(head)}) listens on {want}",
                          zh=f"ray start --address 指向端口 {port}，而主节点（{_name(head)}）监听的是 {want}"),
-                    start.value("--address").span,
+                    at,
                     Fix(Text(en=f"use the head's port {want}", zh=f"改用主节点的端口 {want}"), edits),
                     path=worker.plan.path,
                 )
@@ -139,7 +141,7 @@ def worker_address(scope: Scope):
                     Text(en=f"ray start --address names no port (Ray tries {DEFAULT_PORT}), but the head "
                          f"({_name(head)}) listens on {want}",
                          zh=f"ray start --address 没有写端口（Ray 会尝试 {DEFAULT_PORT}），而主节点（{_name(head)}）监听的是 {want}"),
-                    start.value("--address").span,
+                    at,
                     Fix(Text(en=f"write the head's port: --address=HOST:{want}", zh=f"写上主节点的端口：--address=主机:{want}")),
                     path=worker.plan.path,
                 )
@@ -149,7 +151,7 @@ def worker_address(scope: Scope):
                     ADDRESS,
                     Text(en=f"ray start --address names host {host}, but the head ({_name(head)}) is {want_host}",
                          zh=f"ray start --address 指向主机 {host}，而主节点（{_name(head)}）的地址是 {want_host}"),
-                    start.value("--address").span,
+                    at,
                     Fix(Text(en=f"point --address at the head: {want_host}:{want or DEFAULT_PORT}",
                              zh=f"把 --address 指向主节点：{want_host}:{want or DEFAULT_PORT}")),
                     path=worker.plan.path,
