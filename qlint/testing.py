@@ -570,7 +570,9 @@ MUTATIONS: Mapping[str, Mutation] = {m.rule: m for m in [
     Mutation("QL203", "raise DP until TP x DP exceeds the node's NPUs",
              lambda c, d, kb: c.hardware != "310p" and bool(_too_many_choices(d, kb)), _too_many_npus),
     Mutation("QL206", "a TP size that does not divide the attention heads (one DP group)",
-             lambda c, d, kb: bool(_bad_tps(d, kb)), _tp_not_dividing_heads),
+             # not with FlashComm1 on a MoE model: dropping expert parallel there breaks QL404 as well
+             lambda c, d, kb: bool(_bad_tps(d, kb)) and not (_model(d, kb).moe and "flashcomm1" in d.optimisations),
+             _tp_not_dividing_heads),
     Mutation("QL207", "a DP size that makes EP = TP x DP not divide the routed experts",
              lambda c, d, kb: bool(_bad_dps(d, kb)), _ep_not_dividing_experts),
     Mutation("QL301", "--max-model-len above the model's maximum", _always, _len_above_model),
