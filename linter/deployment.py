@@ -21,6 +21,9 @@ from qlint.linter.shell import ShellSyntaxError, parse_script
 from qlint.linter.source import InputError, SourceText
 from qlint.rules.graph import Settings, default_graph
 from qlint.rules.plan import LauncherCommand, LaunchPlan
+from qlint.rules.kit.topology import KEY as TOPOLOGY_KEY
+from qlint.linter.topology import Topology
+from qlint.linter.topology_read import read_topology
 
 POSITIONALS = [str(i) for i in range(1, 10)]
 MAX_LOCAL_RANKS = 64
@@ -141,6 +144,18 @@ def _launcher_for(plan: LaunchPlan, launchers: list[Launcher]) -> Launcher | Non
     return matching[0] if len(matching) == 1 else None
 
 
+def _npus(kb: KnowledgeBase, settings: Settings, plans: list[LaunchPlan]) -> int:
+    """NPUs per node of the deployment's hardware (0 when no script and no setting names it)."""
+    hardware = settings.hardware
+    for plan in plans:
+        for directive in plan.directives:
+            hardware = hardware or directive.settings.get("hardware")
+    try:
+        return kb.hardware_by_id(hardware).npus_per_node if hardware else 0
+    except (KeyError, ValueError):
+        return 0
+
+
 def lint_deployment(
     inputs: list[tuple[str, bytes]],
     settings: Settings | None = None,
@@ -148,16 +163,19 @@ def lint_deployment(
     launcher: Launcher | None = None,
     policies: dict[str, Policy] | None = None,
     first: list[LintResult] | None = None,
+    topology: list[Topology] | None = None,
 ) -> list[LintResult]:
     """Lint scripts that run together; returns one LintResult per input, in order.
 
     Templates are evaluated per local rank when a launcher is given or found
     in the deployment (one launcher, or the one whose --dp-address is the
     template's HCCL_IF_IP); a rank's findings are merged (an unused-suppression
-    finding survives only if every rank reports it). Deployment rules then run
-    over every engine, and their findings go through each file's ``policies``
-    entry like the file's own findings. ``first`` may carry results the caller
-    already has for the same inputs (saves the first pass).
+    finding survives only if every rank reports it). The deployment's Topology
+    (``linter/topology.py``: instances, shares per node, engines, proxies, launchers)
+    is then read from every engine, once, and the deployment rules run over it; their
+    findings go through each file's ``policies`` entry like the file's own findings.
+    ``first`` may carry results the caller already has for the same inputs (saves the
+    first pass); a ``topology`` list receives the Topology that was read.
     """
     kb = kb or load()
     settings = settings or Settings()
@@ -186,8 +204,15 @@ def lint_deployment(
         ranked = rank_results[path] = [lint(path, data, bindings) for bindings in chosen.rank_bindings()]
         engine_plans += [r.plan for r in ranked if r.plan is not None]
         _merge_ranks(result, ranked)
+
+    def build_topology(scope) -> None:
+        read = scope.values[TOPOLOGY_KEY] = read_topology(scope, _npus(kb, settings, engine_plans))
+        if topology is not None:
+            topology.append(read)
+
     extra: dict[str, list[Finding]] = {}
-    for finding in default_graph().evaluate_deployment(engine_plans, kb, settings, _enabled_anywhere(inputs, policies)):
+    enabled = _enabled_anywhere(inputs, policies)
+    for finding in default_graph().evaluate_deployment(engine_plans, kb, settings, enabled, prepare=build_topology):
         extra.setdefault(finding.path or "", []).append(finding)
     for index, (path, _) in enumerate(inputs):
         if path not in extra or results[index].error is not None:
@@ -199,6 +224,15 @@ def lint_deployment(
         else:
             apply_policy(results[index], policies.get(path), extra[path])
     return results
+
+
+def read_deployment(inputs: list[tuple[str, bytes]], settings: Settings | None = None,
+                    kb: KnowledgeBase | None = None) -> Topology:
+    """The Topology of scripts that run together, as the deployment pass reads it (empty when none
+    holds an engine)."""
+    found: list[Topology] = []
+    lint_deployment(inputs, settings, kb, topology=found)
+    return found[0] if found else Topology([], 0)
 
 
 def _enabled_anywhere(inputs: list[tuple[str, bytes]], policies: dict[str, Policy]) -> frozenset[str] | None:

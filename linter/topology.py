@@ -19,6 +19,43 @@ from qlint.knowledge.text import Text
 
 if TYPE_CHECKING:
     from qlint.knowledge.models import Recipe
+    from qlint.rules.graph import Scope
+    from qlint.rules.plan import ProxyCommand, ServeCommand
+
+
+@dataclass(eq=False)
+class Engine:
+    """What one engine command of a read script writes itself (None: not written or not readable).
+
+    The generator's shares have no Engine: their values are the instance's. A read share carries
+    one, so a rule can point at the option to change (``serve``) and see where the nodes of one
+    instance disagree (``address``, ``rpc_port``, ``dp``).
+    """
+
+    path: str
+    serve: ServeCommand
+    scope: Scope
+    index: int
+    """1-based position among the engines of its script (the node)."""
+    role: str | None = None
+    """kv_role (kv_producer, kv_consumer, kv_both) or None."""
+    port: int | None = None
+    rpc_port: str | None = None
+    address: str | None = None
+    """The text of --data-parallel-address, or ``$NAME`` when it is one variable."""
+    dp: int | None = None
+    api_server_count: bool = False
+    devices: frozenset[int] | None = None
+    kv_port: int | None = None
+    kv_ranks: int = 1
+    rpc_number: int | None = None
+    dp_local: int | None = None
+    order: int = 0
+    """Position among every engine of the deployment (scripts in the order given)."""
+
+    @property
+    def script(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)
@@ -30,10 +67,24 @@ class Share:
     dp_start: int
     tp: int
     headless: bool = False
+    engine: Engine | None = field(default=None, compare=False, repr=False)
+    """The engine command that runs this share, for a deployment read from scripts."""
 
     @property
     def npus(self) -> int:
         return self.tp * self.dp_local
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What would hang or collide, where it is (``share``, ``flag``) and the value that fixes it."""
+
+    kind: str
+    """dp-size, start-rank, ranks-sum, headless, endpoint, node-npus, port, devices, kv-port."""
+    text: Text
+    share: Share | None = None
+    flag: str | None = None
+    want: str | None = None
 
 
 @dataclass
@@ -46,33 +97,121 @@ class Instance:
     tp: int
     expert_parallel: bool
     port: int
-    rpc_port: int
-    address: str
+    rpc_port: int | str | None
+    address: str | None
     """The head node's address as the scripts write it (a variable reference for generated scripts)."""
     shares: list[Share] = field(default_factory=list)
     kv_port: int | None = None
+    group: str = "dp"
+    """``dp``: one DP group (checked as one); ``external``: ranks an external launcher starts one process each
+    (``--data-parallel-rank``); ``single``: a read engine that names no DP group over nodes. Only ``dp``
+    instances are checked as a group."""
 
     @property
     def nodes(self) -> list[str]:
         return [share.node for share in self.shares]
 
-    def problems(self) -> list[Text]:
-        out: list[Text] = []
-        total = sum(share.dp_local for share in self.shares)
-        if total != self.dp:
-            out.append(Text(en=f"{self.name}: the local DP sizes add up to {total}, not {self.dp}",
-                            zh=f"{self.name}：各节点本地 DP 规模之和为 {total}，而不是 {self.dp}"))
+    @property
+    def head(self) -> Share | None:
+        """The one share that is not --headless, or None when there is not exactly one."""
+        heads = [share for share in self.shares if not share.headless]
+        return heads[0] if len(heads) == 1 else None
+
+    def checks(self) -> list[Problem]:
+        """The DP group over nodes: one size, ranks that add up without gaps or overlap, --headless off the
+        head, and every node pointing at the head's address and RPC port."""
+        if self.group != "dp":
+            return []
+        written = [share.engine.dp for share in self.shares if share.engine is not None]
+        if None in written:
+            return []
+        ranked = all(share.engine is None or share.engine.dp_local is not None for share in self.shares)
+        sizes = set(written) or {self.dp}
+        if len(sizes) > 1:
+            last = self.shares[-1]
+            listed = ", ".join(str(s) for s in sorted(sizes))  # type: ignore[type-var]
+            return [Problem("dp-size", Text(
+                en=f"nodes of the DP group at {self.address}:{self.rpc_port} disagree on --data-parallel-size ({listed})",
+                zh=f"位于 {self.address}:{self.rpc_port} 的 DP 组中，各节点的 --data-parallel-size 不一致（{listed}）"),
+                last, "--data-parallel-size")]
+        out = self._ranks() if ranked else []
+        if len(self.shares) < 2:
+            return out
+        for share in self.shares:
+            engine = share.engine
+            # a read node with a start rank, no --headless and no --api-server-count runs hybrid load balancing
+            hybrid = engine is not None and not engine.api_server_count
+            if share.dp_start != 0 and not share.headless and not hybrid:
+                where = _where(share)
+                out.append(Problem("headless", Text(
+                    en=f"{where} is not the head of the DP group (start rank {share.dp_start}) and must run --headless",
+                    zh=f"{where} 不是 DP 组的主节点（起始 rank 为 {share.dp_start}），必须加 --headless"),
+                    share, None, "--headless"))
+            elif share.dp_start == 0 and share.headless and engine is None:
+                out.append(Problem("headless", Text(en=f"{share.node} is the head of {self.name} and must not run --headless",
+                                                    zh=f"{share.node} 是 {self.name} 的主节点，不能加 --headless"), share))
+        return out + self._endpoints()
+
+    def _ranks(self) -> list[Problem]:
+        out: list[Problem] = []
+        ranks = sorted(self.shares, key=lambda share: (share.dp_start, share.headless, share.dp_local))  # the head first
+        covered = sum(share.dp_local for share in ranks)
+        if len(ranks) < 2 and covered <= self.dp:
+            return out
         expected = 0
-        for index, share in enumerate(sorted(self.shares, key=lambda s: s.dp_start)):
-            if share.dp_start != expected:
-                out.append(Text(en=f"{self.name}: {share.node} starts at rank {share.dp_start}, expected {expected}",
-                                zh=f"{self.name}：{share.node} 的起始 rank 为 {share.dp_start}，应为 {expected}"))
-            if share.headless != (index > 0):
-                want = "--headless" if index else "no --headless"
-                out.append(Text(en=f"{self.name}: {share.node} needs {want}",
-                                zh=f"{self.name}：{share.node} 需要{'加' if index else '去掉'} --headless"))
-            expected = share.dp_start + share.dp_local
+        for share in ranks:
+            start = share.dp_start
+            if start != expected:
+                where = _where(share)
+                state, state_zh = ("missing", "无人承担") if start > expected else ("claimed twice", "被重复占用")
+                low, high = min(start, expected), max(start, expected) - 1
+                out.append(Problem("start-rank", Text(
+                    en=f"--data-parallel-start-rank {start} on {where}: the ranks before it end at {expected - 1}, "
+                    f"so ranks {low}..{high} are {state}",
+                    zh=f"{where} 的 --data-parallel-start-rank 为 {start}：此前的 rank 止于 {expected - 1}，"
+                    f"因此 rank {low}..{high} {state_zh}"), share, "--data-parallel-start-rank", str(expected)))
+            expected = start + share.dp_local
+        if covered != self.dp and len(ranks) > 1:
+            out.append(Problem("ranks-sum", Text(
+                en=f"the local DP sizes of the group add up to {covered}, but --data-parallel-size is {self.dp}",
+                zh=f"该组各节点本地 DP 规模之和为 {covered}，但 --data-parallel-size 为 {self.dp}"),
+                ranks[-1], "--data-parallel-size-local"))
         return out
+
+    def _endpoints(self) -> list[Problem]:
+        """Nodes of a group found by its ranks that name another address or RPC port than the head."""
+        head = self.head
+        if head is None or head.engine is None or sum(s.dp_local for s in self.shares) != self.dp:
+            return []
+        out: list[Problem] = []
+        for flag, attribute in (("--data-parallel-address", "address"), ("--data-parallel-rpc-port", "rpc_port")):
+            want = getattr(head.engine, attribute)
+            for share in self.shares:
+                got = getattr(share.engine, attribute) if share.engine is not None else None
+                if share is head or want is None or got is None or got == want:
+                    continue
+                out.append(Problem("endpoint", Text(
+                    en=f"{flag} {got} on {_where(share)}, but the head of its DP group ({_where(head)}) uses {want}",
+                    zh=f"{_where(share)} 的 {flag} 为 {got}，而其 DP 组的主节点（{_where(head)}）使用 {want}"),
+                    share, flag, want))
+        return out
+
+    def problems(self) -> list[Text]:
+        return [problem.text for problem in self.checks()]
+
+
+def _where(share: Share) -> str:
+    return share.engine.script if share.engine is not None else share.node
+
+
+@dataclass
+class Proxy:
+    """A PD proxy: the (host, port) it sends to on each side, as written (None: not readable)."""
+
+    path: str
+    command: ProxyCommand
+    layerwise: bool
+    targets: dict[str, list[tuple[str | None, int | None]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -82,6 +221,9 @@ class Topology:
     instances: list[Instance]
     npus_per_node: int
     proxy_node: str | None = None
+    proxies: list[Proxy] = field(default_factory=list)
+    launchers: list[Share] = field(default_factory=list)
+    """External-DP launchers (``launch_online_dp.py``): the ranks each starts on its node."""
 
     @property
     def nodes(self) -> list[str]:
@@ -90,23 +232,73 @@ class Topology:
     def on(self, node: str) -> list[tuple[Instance, Share]]:
         return [(i, s) for i in self.instances for s in i.shares if s.node == node]
 
-    def problems(self) -> list[Text]:
-        out = [problem for instance in self.instances for problem in instance.problems()]
-        for node in self.nodes:
-            held = self.on(node)
-            used = sum(share.npus for _, share in held)
-            if used > self.npus_per_node:
-                out.append(Text(en=f"{node}: the engines take {used} NPUs, the node has {self.npus_per_node}",
-                                zh=f"{node}：引擎共需 {used} 个 NPU，而该节点只有 {self.npus_per_node} 个"))
-            ports: dict[int, str] = {}
-            for instance, _ in held:
-                for port in (instance.port, instance.rpc_port):
-                    if ports.get(port, instance.name) != instance.name:
-                        out.append(Text(en=f"{node}: port {port} is used by {ports[port]} and {instance.name}",
-                                        zh=f"{node}：端口 {port} 同时被 {ports[port]} 和 {instance.name} 使用"))
-                    ports[port] = instance.name
-            out += kv_port_clashes(node, [(i.name, i.kv_port, s.dp_local * s.tp) for i, s in held])
+    def engines(self, role: str | None = None) -> list[Engine]:
+        """The engine commands read from the scripts (of a PD ``role``: prefill or decode), in script order."""
+        found = [s.engine for i in self.instances for s in i.shares
+                 if s.engine is not None and (role is None or i.role == role)]
+        return sorted(found, key=lambda e: e.order)
+
+    def ports(self, role: str) -> set[int] | None:
+        """The --port of every engine of a PD side (launcher ranks included); None when one is not readable."""
+        found = {engine.port for engine in self.engines(role)}
+        return None if None in found else {port for port in found if port is not None}
+
+    def collisions(self, node: str) -> list[Problem]:
+        """Engines of one node: the NPUs they take, ports bound twice, NPUs and kv_port ranges that meet."""
+        held = sorted(self.on(node), key=lambda held: held[1].engine.index if held[1].engine is not None else 0)
+        out: list[Problem] = []
+        used = sum(share.npus for _, share in held)
+        if used > self.npus_per_node and all(share.engine is None for _, share in held):
+            out.append(Problem("node-npus", Text(
+                en=f"{node}: the engines take {used} NPUs, the node has {self.npus_per_node}",
+                zh=f"{node}：引擎共需 {used} 个 NPU，而该节点只有 {self.npus_per_node} 个")))
+        if len(held) < 2:
+            return out
+        ports: dict[int, str] = {}
+        devices: list[tuple[frozenset[int], int]] = []
+        ranges: list[tuple[str, int | None, int]] = []
+        for instance, share in held:
+            engine = share.engine
+            label = f"engine {engine.index}" if engine is not None else instance.name
+            if engine is not None:
+                bound = (("--port", engine.port), ("--data-parallel-rpc-port", engine.rpc_number))
+            else:
+                bound = (("--port", instance.port),
+                         ("--data-parallel-rpc-port", instance.rpc_port if isinstance(instance.rpc_port, int) else None))
+            for flag, number in bound:
+                if number is None:
+                    continue
+                if number in ports:
+                    out.append(Problem("port", Text(
+                        en=f"{flag} {number}: {label} of this node binds the port {ports[number]} already uses",
+                        zh=f"{flag} {number}：本节点第 {engine.index if engine else label} 个引擎绑定的端口已被{ports[number]}占用"),
+                        share, flag))
+                ports.setdefault(number, label if flag == "--port" else f"{label} (RPC)")
+            own = engine.devices if engine is not None else None
+            if own is not None and engine is not None:
+                for other, other_index in devices:
+                    if own & other:
+                        shared = ",".join(str(d) for d in sorted(own & other))
+                        out.append(Problem("devices", Text(
+                            en=f"engines {other_index} and {engine.index} both use NPUs {shared}",
+                            zh=f"第 {other_index} 和第 {engine.index} 个引擎都使用 NPU {shared}"),
+                            share, "ASCEND_RT_VISIBLE_DEVICES"))
+                devices.append((own, engine.index))
+            kv_port = engine.kv_port if engine is not None else instance.kv_port
+            if kv_port is None:
+                continue
+            ranges.append((label, kv_port, engine.kv_ranks if engine is not None else share.npus))
+            for clash in kv_port_clashes("this node" if engine is not None else node, ranges):
+                if f"of {label} " in clash.en:
+                    out.append(Problem("kv-port", clash, share, "--kv-transfer-config"))
         return out
+
+    def checks(self) -> list[Problem]:
+        return [p for instance in self.instances for p in instance.checks()] + [
+            p for node in self.nodes for p in self.collisions(node)]
+
+    def problems(self) -> list[Text]:
+        return [problem.text for problem in self.checks()]
 
 
 def kv_port_clashes(node: str, engines: list[tuple[str, int | None, int]]) -> list[Text]:

@@ -379,16 +379,20 @@ class RuleGraph:
         return findings
 
     def evaluate_deployment(self, plans: list[LaunchPlan], kb: KnowledgeBase, settings: Settings,
-                            enabled: frozenset[str] | None = None) -> list[Finding]:
+                            enabled: frozenset[str] | None = None,
+                            prepare: Callable[[Scope], object] | None = None) -> list[Finding]:
         """Run the deployment-scope rules over scripts that run together (P, D, proxy...).
 
         Their findings carry the ``path`` of the script they blame. ``enabled``: ids of
-        the rules to run (None: every rule).
+        the rules to run (None: every rule). ``prepare`` is called once with the deployment
+        scope before any rule runs (the deployment pass builds the topology there).
         """
         if not plans:
             return []
         findings: list[Finding] = []
         scope = Scope(plan=plans[0], kb=kb, settings=settings, deployment=list(plans))
+        if prepare is not None:
+            prepare(scope)
         for rule in self.order():
             if rule.meta.scope == "deployment" and (enabled is None or rule.meta.id in enabled):
                 findings.extend(self._run(rule, scope))

@@ -9,8 +9,6 @@ from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
-            # --headless with --api-server-count > 0 is QL541's (per script), not repeated here
-
 
 PD_SOURCES = (
     "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",

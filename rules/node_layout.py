@@ -13,10 +13,10 @@ must name the same address and RPC port, or the head waits for ranks that never 
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.linter.topology import kv_port_clashes
+from qlint.linter.topology_read import launcher_share
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Scope, check, serve_scopes
+from qlint.rules.graph import Scope, check
 from qlint.rules.plan import LauncherCommand
 
 LAUNCHER = "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/examples/external_online_dp/launch_online_dp.py#L54-L58"
@@ -51,27 +51,17 @@ DEMAND = RuleMeta(
 )
 
 
-def _int(value) -> int | None:
-    try:
-        return int(value.text) if value is not None and value.text is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
 @check(DEMAND)
 def launcher_demand(scope: Scope):
     npus = scope.kb.hardware_by_id(scope.get("hardware")).npus_per_node
     for command in scope.plan.commands:
         if not isinstance(command, LauncherCommand):
             continue
-        size = command.options.get("--dp-size")
-        local_value = command.options.get("--dp-size-local")
-        tp_value = command.options.get("--tp-size")
-        local = _int(local_value) if local_value is not None else _int(size)
-        tp = _int(tp_value) if tp_value is not None else 1
-        if local is None or tp is None or local < 1 or local * tp <= npus:
+        share = launcher_share(scope.plan.path, command)  # the ranks it starts on its node, as the topology holds them
+        if share is None or share.dp_local < 1 or share.npus <= npus:
             continue
-        at = local_value or size
+        local, tp = share.dp_local, share.tp
+        at = command.options.get("--dp-size-local") or command.options.get("--dp-size")
         fits = max(npus // tp, 0)
         yield Finding(
             DEMAND,
@@ -112,70 +102,29 @@ COLLIDE = RuleMeta(
 )
 
 
-def _devices(serve) -> set[int] | None:
-    setting = serve.env.get("ASCEND_RT_VISIBLE_DEVICES")
-    if setting is None or setting.value is None or setting.value.text is None:
-        return None
-    try:
-        return {int(part) for part in setting.value.text.split(",") if part.strip()}
-    except ValueError:
-        return None
+COLLIDE_FIXES = {
+    "port": Text(en="give each engine of the node its own port", zh="为节点上的每个引擎分配独立端口"),
+    "devices": Text(en="give each engine its own devices", zh="为每个引擎分配独立的设备"),
+}
 
 
 @check(COLLIDE)
 def collide(scope: Scope):
-    engines = [s for plan, s in serve_scopes(Scope(plan=scope.plan, kb=scope.kb, settings=scope.settings,
-                                                   deployment=[scope.plan]))]
-    if len(engines) < 2:
-        return
-    ports: dict[int, str] = {}
-    devices: list[tuple[set[int], int]] = []
-    kv: list[tuple[str, int | None, int]] = []
-    for index, engine in enumerate(engines, 1):
+    """The engines of this script's node, as the topology sees them (``Topology.collisions``)."""
+    topology = kit.node_topology(scope)
+    for problem in topology.collisions(scope.plan.path):
+        engine = problem.share.engine if problem.share is not None else None
+        if engine is None:
+            continue
         serve = engine.serve
-        for flag in ("--port", "--data-parallel-rpc-port"):
-            number = kit.integer(serve, flag, strict=False).value
-            if number is None:
-                continue
-            if number in ports:
-                yield Finding(
-                    COLLIDE,
-                    Text(en=f"{flag} {number}: engine {index} of this node binds the port {ports[number]} already uses",
-                         zh=f"{flag} {number}：本节点第 {index} 个引擎绑定的端口已被{ports[number]}占用"),
-                    kit.span_of(serve, flag),
-                    Fix(Text(en="give each engine of the node its own port", zh="为节点上的每个引擎分配独立端口")),
-                )
-            ports.setdefault(number, f"engine {index}" if flag == "--port" else f"engine {index} (RPC)")
-        # a Ray-backed engine's workers sit wherever Ray places them, not on this node's list
-        ray = kit.option(serve, "--distributed-executor-backend", strict=False).value == "ray"
-        own = None if ray else _devices(serve)
-        if own is not None:
-            for other, other_index in devices:
-                if own & other:
-                    shared = ",".join(str(d) for d in sorted(own & other))
-                    yield Finding(
-                        COLLIDE,
-                        Text(en=f"engines {other_index} and {index} both use NPUs {shared}",
-                             zh=f"第 {other_index} 和第 {index} 个引擎都使用 NPU {shared}"),
-                        serve.env["ASCEND_RT_VISIBLE_DEVICES"].span,
-                        Fix(Text(en="give each engine its own devices", zh="为每个引擎分配独立的设备")),
-                    )
-            devices.append((own, index))
-        config = engine.known("kv_transfer")
-        if config is not None and isinstance(config.value, dict) and "kv_port" in config.value:
-            try:
-                port = int(config.value["kv_port"])
-            except (TypeError, ValueError, OverflowError):
-                continue
-            tp = kit.integer(serve, "--tensor-parallel-size", strict=False).value or 1
-            local = (kit.integer(serve, "--data-parallel-size-local", strict=False).value
-                     or kit.integer(serve, "--data-parallel-size", strict=False).value or 1)
-            kv.append((f"engine {index}", port, tp * local))
-            for clash in kv_port_clashes("this node", kv):
-                if f"of engine {index} " in clash.en:
-                    yield Finding(COLLIDE, clash, kit.span_of(serve, "--kv-transfer-config", "kv_port"),
-                                  Fix(Text(en="move kv_port past the other engine's ranks",
-                                           zh="把 kv_port 移到另一个引擎各 rank 占用的范围之外"), safety="unsafe"))
+        if problem.kind == "kv-port":
+            yield Finding(COLLIDE, problem.text, kit.span_of(serve, "--kv-transfer-config", "kv_port"),
+                          Fix(Text(en="move kv_port past the other engine's ranks",
+                                   zh="把 kv_port 移到另一个引擎各 rank 占用的范围之外"), safety="unsafe"))
+        elif problem.kind == "devices":
+            yield Finding(COLLIDE, problem.text, serve.env["ASCEND_RT_VISIBLE_DEVICES"].span, Fix(COLLIDE_FIXES["devices"]))
+        elif problem.kind == "port" and problem.flag is not None:
+            yield Finding(COLLIDE, problem.text, kit.span_of(serve, problem.flag), Fix(COLLIDE_FIXES["port"]))
 
 
 ENDPOINTS = RuleMeta(
@@ -184,6 +133,7 @@ ENDPOINTS = RuleMeta(
     groups=("parallelism", "pd"),
     severity="error",
     scope="deployment",
+    fix="unsafe",
     title=Text(en="The nodes of one DP group name different addresses or RPC ports",
                zh="同一 DP 组的各节点写了不同的地址或 RPC 端口"),
     why=Text(
@@ -200,57 +150,32 @@ ENDPOINTS = RuleMeta(
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13390 --data-parallel-start-rank 1 --headless\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n",
+        fixed="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n",
         peers=("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389\n",),
     ),),
 )
 
 
-def _endpoint(serve, flag: str, default: str | None) -> str | None:
-    """The text of an option, or the variable it names (``$NODE0_IP``) when it is one symbol."""
-    option = serve.opt(flag)
-    if option is None or option.value is None:
-        return default
-    value = option.value
-    if value.text is not None:
-        return value.text
-    if len(value.symbols) == 1:
-        name = value.symbols[0].lstrip("${").split(":", 1)[0].rstrip("}")
-        return "$" + name
-    return None
-
-
 @check(ENDPOINTS)
 def endpoints(scope: Scope):
-    groups: dict[tuple, list] = {}
-    for plan, serve_scope in serve_scopes(scope):
-        serve = serve_scope.serve
-        size = kit.integer(serve, "--data-parallel-size", strict=False).value
-        local = kit.integer(serve, "--data-parallel-size-local", strict=False).value
-        if size is None or local is None or local >= size or serve.opt("--data-parallel-rank") is not None:
-            continue
-        role = serve_scope.known("kv_role")
-        groups.setdefault((role.value if role is not None else None, size), []).append((plan, serve, local))
-    for (_, size), members in groups.items():
-        heads = [m for m in members if not m[1].has("--headless")]
-        if len(members) < 2 or len(heads) != 1 or sum(local for _, _, local in members) != size:
-            continue
-        head_plan, head, _ = heads[0]
-        for flag, default in (("--data-parallel-address", None), ("--data-parallel-rpc-port", "29550")):
-            want = _endpoint(head, flag, default)
-            for plan, serve, _ in members:
-                got = _endpoint(serve, flag, default)
-                if serve is head or want is None or got is None or got == want:
-                    continue
-                yield Finding(
-                    ENDPOINTS,
-                    Text(en=f"{flag} {got} on {plan.path.rsplit('/', 1)[-1]}, but the head of its DP group "
-                         f"({head_plan.path.rsplit('/', 1)[-1]}) uses {want}",
-                         zh=f"{plan.path.rsplit('/', 1)[-1]} 的 {flag} 为 {got}，而其 DP 组的主节点"
-                         f"（{head_plan.path.rsplit('/', 1)[-1]}）使用 {want}"),
-                    kit.span_of(serve, flag) if serve.opt(flag) is not None else serve.span,
-                    Fix(Text(en=f"use {flag} {want} as the head does", zh=f"与主节点一致，使用 {flag} {want}")),
-                    path=plan.path,
-                )
+    """Nodes of a DP group found by its ranks (``kit.topology``) that name another address or RPC port."""
+    for instance in kit.topology(scope).instances:
+        for problem in instance.checks():
+            engine = problem.share.engine if problem.share is not None else None
+            if problem.kind != "endpoint" or engine is None or problem.flag is None or problem.want is None:
+                continue
+            head = instance.head.engine if instance.head is not None else None
+            written = head.serve.opt(problem.flag) if head is not None else None
+            # the head's word as written ("${NODE0_IP:?...}" stays a variable), else its value
+            text = written.value.raw if written is not None and written.value is not None and written.value.raw \
+                else kit.shell_word(problem.want)
+            yield Finding(
+                ENDPOINTS, problem.text, kit.span_of(engine.serve, problem.flag),
+                Fix(Text(en=f"use {problem.flag} {problem.want} as the head does",
+                         zh=f"与主节点一致，使用 {problem.flag} {problem.want}"),
+                    kit.set_value(engine.serve, problem.flag, text), safety="unsafe"),
+                path=engine.path,
+            )
 
 
 TOO_FEW = RuleMeta(

@@ -9,13 +9,16 @@ the proxy's arguments, the PD sections of the tutorials).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Scope, check, serve_scopes
-from qlint.rules.plan import LaunchPlan, ProxyCommand, ServeCommand
+from qlint.rules.graph import Scope, check
+from qlint.rules.plan import ServeCommand
+
+if TYPE_CHECKING:
+    from qlint.linter.topology import Engine
 
 PD_SOURCES = (
     "https://github.com/vllm-project/vllm-ascend/blob/331c1926a7a35ce80378263a7df0dfcda24d0e6f/docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md?plain=1#L380-L626",
@@ -37,29 +40,17 @@ PREFILL = _engine("kv_producer", 8100)
 DECODE = _engine("kv_consumer", 8200)
 
 
-@dataclass
-class Engine:
-    """One PD engine script as the deployment rules see it."""
-
-    plan: LaunchPlan
-    serve: ServeCommand
-    scope: Scope
-    role: str
-
-    def value(self, name: str):
-        known = self.scope.known(name)
-        return None if known is None else known.value
+SIDES = {"kv_producer": "prefill", "kv_consumer": "decode"}
 
 
 def engines(scope: Scope) -> list[Engine]:
-    out = []
-    for plan, serve_scope in serve_scopes(scope):
-        role = serve_scope.known("kv_role")
-        if role is not None and role.value in ("kv_producer", "kv_consumer"):
-            out.append(Engine(plan, serve_scope.serve, serve_scope, role.value))
-    return out
+    """The PD engines of the deployment's topology (``kit.topology``), prefill and decode, in script order."""
+    return [e for e in kit.topology(scope).engines() if e.role in SIDES]
 
 
+def _value(engine: Engine, name: str):
+    known = engine.scope.known(name)
+    return None if known is None else known.value
 
 
 PEER_SIZES = RuleMeta(
@@ -95,15 +86,16 @@ def peer_sizes(scope: Scope):
     names: dict[str, list[str]] = {"prefill": [], "decode": []}
     for engine in found:
         side = "prefill" if engine.role == "kv_producer" else "decode"
-        tp, dp = engine.value("tp"), engine.value("dp")
+        tp, dp = _value(engine, "tp"), _value(engine, "dp")
         if tp is not None:
             real[side]["tp_size"].add(tp)
         if dp is not None:
             real[side]["dp_size"].add(dp)
-        names[side].append(kit.script_name(engine.plan))
+        if engine.script not in names[side]:  # a template's ranks are one script
+            names[side].append(engine.script)
     for engine in found:
         peer = "decode" if engine.role == "kv_producer" else "prefill"
-        config = engine.value("kv_transfer")
+        config = _value(engine, "kv_transfer")
         if not config or not names[peer]:
             continue
         block = (config.get("kv_connector_extra_config") or {}).get(peer) or {}
@@ -131,7 +123,7 @@ def peer_sizes(scope: Scope):
                     span,
                     Fix(Text(en=f"set {dotted} to {actual}", zh=f"将 {dotted} 设为 {actual}"),
                         kit.set_key(engine.serve, "--kv-transfer-config", dotted, actual)),
-                    path=engine.plan.path,
+                    path=engine.path,
                 )
 
 
@@ -150,7 +142,8 @@ SERVED_NAME = RuleMeta(
         "其中一方会以 “model does not exist” 拒绝所有请求。",
     ),
     sources=PD_SOURCES + ("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/entrypoints/openai/engine/serving.py#L234-L239",),
-    examples=(Example(bad=_engine("kv_consumer", 8200, name="qwen"), good=DECODE, peers=(PREFILL,)),),
+    fix="unsafe",
+    examples=(Example(bad=_engine("kv_consumer", 8200, name="qwen"), good=DECODE, fixed=DECODE, peers=(PREFILL,)),),
 )
 
 
@@ -164,7 +157,7 @@ def _served(serve: ServeCommand) -> str | None:
 @check(SERVED_NAME)
 def served_name(scope: Scope):
     found = engines(scope)
-    prefill = {(_served(e.serve), kit.script_name(e.plan)) for e in found if e.role == "kv_producer"}
+    prefill = {(_served(e.serve), e.script) for e in found if e.role == "kv_producer"}
     decode = [e for e in found if e.role == "kv_consumer"]
     prefill_names = {name for name, _ in prefill if name}
     if len(prefill_names) != 1:
@@ -183,8 +176,9 @@ def served_name(scope: Scope):
                 ),
                 kit.span_of(engine.serve, "--served-model-name"),
                 Fix(Text(en=f"use --served-model-name {wanted} on every engine",
-                         zh=f"所有引擎都使用 --served-model-name {wanted}")),
-                path=engine.plan.path,
+                         zh=f"所有引擎都使用 --served-model-name {wanted}"),
+                    kit.set_value(engine.serve, "--served-model-name", kit.shell_word(wanted)), safety="unsafe"),
+                path=engine.path,
             )
 
 
@@ -209,14 +203,12 @@ PROXY = RuleMeta(
 )
 
 
-def _proxies(scope: Scope) -> list[tuple[LaunchPlan, ProxyCommand]]:
-    return [(plan, c) for plan in scope.deployment for c in plan.commands if isinstance(c, ProxyCommand)]
-
-
 @check(PROXY)
 def proxy(scope: Scope):
+    topology = kit.topology(scope)
     found = engines(scope)
-    for plan, command in _proxies(scope):
+    for proxy in topology.proxies:
+        plan, command = proxy, proxy.command
         for side in ("prefiller", "decoder"):
             hosts = command.options.get(f"--{side}-hosts", [])
             ports = command.options.get(f"--{side}-ports", [])
@@ -235,12 +227,10 @@ def proxy(scope: Scope):
                 )
         role_of = {"prefiller": "kv_producer", "decoder": "kv_consumer"}
         for side, role in role_of.items():
-            side_engines = [e for e in found if e.role == role]
-            engine_ports = {kit.integer(e.serve, "--port", strict=False).value for e in side_engines}
-            if not side_engines or None in engine_ports:
+            engine_ports = topology.ports(SIDES[role])  # every engine's, launcher ranks' included
+            if not engine_ports:
                 continue
-            for port in command.options.get(f"--{side}-ports", []):
-                number = port.as_int()
+            for port, (_, number) in zip(command.options.get(f"--{side}-ports", []), proxy.targets[SIDES[role]]):
                 if number is not None and number not in engine_ports:
                     listening = ", ".join(str(p) for p in sorted(engine_ports))
                     yield Finding(
@@ -255,7 +245,7 @@ def proxy(scope: Scope):
                                  zh=f"使用引擎的 --port 取值（{listening}）")),
                         path=plan.path,
                     )
-        connectors = {(e.value("kv_transfer") or {}).get("kv_connector") for e in found}
+        connectors = {(_value(e, "kv_transfer") or {}).get("kv_connector") for e in found}
         layerwise = "MooncakeLayerwiseConnector" in connectors
         plain = bool(connectors & {"MooncakeConnectorV1", "MooncakeConnector", "MooncakeHybridConnector"})
         if command.layerwise and plain and not layerwise:

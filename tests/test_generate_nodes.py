@@ -10,6 +10,7 @@ from qlint.linter.deployment import lint_deployment
 from qlint.linter.generate import GenerationError, generate
 from qlint.linter.generate_nodes import generate_nodes, generate_pd
 from qlint.linter.topology import Share, Topology, spread
+from qlint.linter.topology_read import variable
 
 KB = load()
 VERSIONS = ("v0.22.1rc1", "v0.23.0", "v0.25.1rc1", "main")
@@ -67,10 +68,16 @@ def test_every_recipe_row_is_what_the_generator_writes(index, version):
         assert f"--max-num-batched-tokens {deployment.max_num_batched_tokens}" in deployment.script
 
 
-def _lint_tree(tree):
-    results = lint_deployment([(name, text.encode()) for name, text in tree.scripts_in_order])
+def _lint_tree(tree, topology=None):
+    results = lint_deployment([(name, text.encode()) for name, text in tree.scripts_in_order], topology=topology)
     return [(r.path, f.rule.id, f.message) for r in results for f in r.findings if f.level != "info"] + [
         (r.path, "input", r.error) for r in results if r.error is not None]
+
+
+def _shape(topology):
+    """Roles, sizes and each node's share of every instance (what generator and reader must agree on)."""
+    return sorted((i.role, i.dp, i.tp, i.expert_parallel, i.port, variable(i.address or ""),
+                   tuple((s.dp_local, s.dp_start, s.headless, s.tp) for s in i.shares)) for i in topology.instances)
 
 
 def test_397b_a3_1p1d_is_the_tutorials_three_node_layout():
@@ -141,7 +148,9 @@ def test_topology_reports_what_would_hang_or_collide():
     assert not Topology([instance], 16).problems()
     instance.shares[1] = Share("d1", 8, 7, 2, headless=False)
     messages = [p.en for p in Topology([instance], 16).problems()]
-    assert any("starts at rank 7" in m for m in messages) and any("needs --headless" in m for m in messages)
+    # the linter's own messages (QL612): generator and rules ask the same Instance.checks()
+    assert any("--data-parallel-start-rank 7 on d1" in m and "claimed twice" in m for m in messages)
+    assert any("d1 is not the head of the DP group (start rank 7) and must run --headless" in m for m in messages)
     other = spread("prefill", "prefill", 8, 2, ["d0"], 16, port=8200, rpc_port=13390, address="x",
                    expert_parallel=True, kv_port=36004)
     messages = [p.en for p in Topology([instance, other], 16).problems()]
@@ -208,6 +217,15 @@ def test_every_generated_tree_lints_clean_or_is_refused_with_reason(hardware, ve
                     assert str(error)
                     continue
                 built += 1
-                assert not _lint_tree(tree), (model, hardware, quantized, version, _lint_tree(tree))
+                read: list = []
+                problems = _lint_tree(tree, read)
+                assert not problems, (model, hardware, quantized, version, problems)
+                # the linter reads back the layout the generator wrote: one model, no drift
+                assert _shape(read[0]) == _shape(tree.topology), (model, hardware, quantized, version)
+                for proxy in read[0].proxies:
+                    for role in ("prefill", "decode"):
+                        heads = [(variable(i.address), i.port) for i in tree.topology.instances if i.role == role]
+                        assert proxy.targets[role] == heads
                 assert all(text.startswith("#!/bin/bash\n") for _, text in tree.scripts_in_order)
     assert built >= 4
+

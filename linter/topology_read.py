@@ -1,0 +1,234 @@
+"""A ``linter/topology.py`` Topology read from the scripts of one deployment.
+
+Every engine command is one share of one instance, on the node its script runs on (a script is a
+node). Instances:
+
+- a DP group over nodes found by its ranks: engines of one role that name the same
+  ``--data-parallel-size``, each a ``--data-parallel-size-local`` below it, exactly one of them not
+  ``--headless``, the local sizes adding up to the size (the head's address and RPC port are the
+  group's; a node naming others is reported, QL617);
+- else the engines that name one DP group (``--data-parallel-address`` as text or as one variable,
+  the RPC port, the role) with ``--data-parallel-size-local`` (QL612 checks their sizes and ranks);
+- ranks an external launcher starts (``--data-parallel-rank``, ``launch_online_dp.py``): one
+  ``external`` instance per role, address, RPC port and size;
+- any other engine: an instance of its own (``single``).
+
+Proxies list the (host, port) they send to; launchers the ranks they start on their node. The
+deployment pass (``linter/deployment.py``) builds it once; the cross-node rules read it through
+``kit.topology(scope)``.
+"""
+
+from __future__ import annotations
+
+from qlint.linter.topology import Engine, Instance, Proxy, Share, Topology
+from qlint.rules import kit
+from qlint.rules.graph import Scope, serve_scopes
+from qlint.rules.plan import LauncherCommand, ProxyCommand, ServeCommand, Value
+
+ROLES = {"kv_producer": "prefill", "kv_consumer": "decode"}
+DEFAULT_RPC_PORT = "29550"
+
+
+def endpoint(serve: ServeCommand, flag: str, default: str | None) -> str | None:
+    """The text of an option, or the variable it names (``$NODE0_IP``) when it is one symbol."""
+    option = serve.opt(flag)
+    if option is None or option.value is None:
+        return default
+    return word(option.value)
+
+
+def word(value: Value) -> str | None:
+    """A value's text, or ``$NAME`` when it is one variable the script does not fix (None otherwise)."""
+    if value.text is not None:
+        return value.text
+    if len(value.symbols) == 1:
+        return variable(value.symbols[0])
+    return None
+
+
+def variable(symbol: str) -> str:
+    """``${NODE0_IP:?set ...}`` -> ``$NODE0_IP``: the same variable names the same address in every script."""
+    return "$" + symbol.lstrip("${").split(":", 1)[0].rstrip("}")
+
+
+def _devices(serve: ServeCommand) -> frozenset[int] | None:
+    """The NPUs the engine's ASCEND_RT_VISIBLE_DEVICES gives it; None for a Ray-backed engine (its workers
+    sit wherever Ray places them, not on this node's list: QL623's)."""
+    backend = serve.opt("--distributed-executor-backend")
+    if backend is not None and backend.value is not None and backend.value.text == "ray":
+        return None
+    setting = serve.env.get("ASCEND_RT_VISIBLE_DEVICES")
+    if setting is None or setting.value is None or setting.value.text is None:
+        return None
+    try:
+        return frozenset(int(part) for part in setting.value.text.split(",") if part.strip())
+    except ValueError:
+        return None
+
+
+def read_engine(path: str, serve_scope: Scope, index: int) -> Engine:
+    serve = serve_scope.serve
+    role = serve_scope.known("kv_role")
+    tp = kit.integer(serve, "--tensor-parallel-size", strict=False).value or 1
+    dp = kit.integer(serve, "--data-parallel-size", strict=False).value
+    local = kit.integer(serve, "--data-parallel-size-local", strict=False).value
+    engine = Engine(path, serve, serve_scope, index, role=role.value if role is not None else None,
+                    port=kit.integer(serve, "--port", strict=False).value,
+                    rpc_port=endpoint(serve, "--data-parallel-rpc-port", DEFAULT_RPC_PORT),
+                    address=endpoint(serve, "--data-parallel-address", None), dp=dp,
+                    api_server_count=serve.opt("--api-server-count") is not None, devices=_devices(serve),
+                    rpc_number=kit.integer(serve, "--data-parallel-rpc-port", strict=False).value, dp_local=local)
+    config = serve_scope.known("kv_transfer")
+    if config is not None and isinstance(config.value, dict) and "kv_port" in config.value:
+        try:
+            engine.kv_port = int(config.value["kv_port"])
+        except (TypeError, ValueError, OverflowError):  # (a JSON 1e999 is an infinite float)
+            pass
+        engine.kv_ranks = tp * (local or dp or 1)
+    return engine
+
+
+def _share(engine: Engine, node: str) -> Share:
+    serve = engine.serve
+    start = kit.integer(serve, "--data-parallel-start-rank", strict=False).value or 0
+    tp = kit.integer(serve, "--tensor-parallel-size", strict=False).value or 1
+    return Share(node, engine.dp_local or engine.dp or 1, start, tp, serve.has("--headless"), engine)
+
+
+def _instance(name: str, members: list[Engine], group: str, head: Engine | None = None) -> Instance:
+    head = head or members[0]
+    serve = head.serve
+    return Instance(
+        name, ROLES.get(head.role or "", "mixed"), head.dp or 1,
+        kit.integer(serve, "--tensor-parallel-size", strict=False).value or 1,
+        serve.has("--enable-expert-parallel"), head.port or 8000, head.rpc_port, head.address,
+        [_share(engine, engine.path) for engine in members], head.kv_port, group)
+
+
+def _ranked_groups(engines: list[Engine]) -> list[tuple[Engine, list[Engine]]]:
+    """DP groups over nodes found by their ranks: (head, members).
+
+    Engines of one role and ``--data-parallel-size``, each a ``--data-parallel-size-local`` below it: every
+    one not ``--headless`` heads a group. A headless node joins the head it names (address and RPC port),
+    else the one head it agrees with on either, else the one group still short of ranks; a group whose
+    local sizes add up to the size is one instance (its nodes may disagree with the head: QL617).
+    """
+    clusters: dict[tuple, list[Engine]] = {}
+    for engine in engines:
+        if engine.dp is None or engine.dp_local is None or engine.dp_local >= engine.dp \
+                or engine.serve.opt("--data-parallel-rank") is not None:
+            continue
+        clusters.setdefault((engine.role, engine.dp), []).append(engine)
+    out = []
+    for (_, size), members in clusters.items():
+        heads = [m for m in members if not m.serve.has("--headless")]
+        groups: dict[int, list[Engine]] = {id(head): [head] for head in heads}
+        waiting = [m for m in members if m.serve.has("--headless")]
+        tests = (lambda m, h: (m.address, m.rpc_port) == (h.address, h.rpc_port),
+                 lambda m, h: m.address == h.address or m.rpc_port == h.rpc_port,
+                 lambda m, h: sum(g.dp_local or 0 for g in groups[id(h)]) < size)
+        for agrees in tests:
+            left = []
+            for member in waiting:
+                found = [head for head in heads if agrees(member, head)]
+                if len(found) == 1:
+                    groups[id(found[0])].append(member)
+                else:
+                    left.append(member)
+            waiting = left
+        for head in heads:
+            group = sorted(groups[id(head)], key=lambda m: m.order)
+            if len(group) >= 2 and sum(m.dp_local or 0 for m in group) == size:
+                out.append((head, group))
+    return out
+
+
+def _address_key(engine: Engine) -> tuple | None:
+    """The DP group an engine names: (address, RPC port, role); None when it names none readable."""
+    serve = engine.serve
+    if serve.opt("--data-parallel-size-local") is None or serve.opt("--data-parallel-rank") is not None:
+        return None
+    written = serve.opt("--data-parallel-address")
+    value = written.value if written is not None else None
+    if value is None or (value.text is None and len(value.symbols) != 1):
+        return None
+    rpc = serve.opt("--data-parallel-rpc-port")
+    # a prefill and a decode engine never share a DP group, even when both write the node's own IP
+    # as one placeholder (the Qwen3.5-397B-A17B tutorial's "--data-parallel-address ${IP_ADDRESS}")
+    return (engine.address, rpc.value.text if rpc is not None and rpc.value is not None else DEFAULT_RPC_PORT,
+            engine.role)
+
+
+def read_topology(scope: Scope, npus_per_node: int = 0) -> Topology:
+    """The Topology of the scripts of a deployment scope (``scope.deployment``)."""
+    engines: list[Engine] = []
+    counts: dict[int, int] = {}
+    for plan, serve_scope in serve_scopes(scope):
+        counts[id(plan)] = counts.get(id(plan), 0) + 1
+        engines.append(read_engine(plan.path, serve_scope, counts[id(plan)]))
+        engines[-1].order = len(engines)
+    instances: list[Instance] = []
+    taken: set[int] = set()
+    for head, members in _ranked_groups(engines):
+        instances.append(_instance(f"dp-group-{len(instances)}", members, "dp", head))
+        taken |= {id(m) for m in members}
+    named: dict[tuple, list[Engine]] = {}
+    external: dict[tuple, list[Engine]] = {}
+    for engine in engines:
+        if id(engine) in taken:
+            continue
+        key = _address_key(engine)
+        if key is not None:
+            named.setdefault(key, []).append(engine)
+        elif engine.serve.opt("--data-parallel-rank") is not None:
+            external.setdefault((engine.role, engine.address, engine.rpc_port, engine.dp), []).append(engine)
+        else:
+            instances.append(_instance(f"{engine.script}:{engine.index}", [engine], "single"))
+    for key, members in named.items():
+        instances.append(_instance(f"dp-group-{len(instances)}", members, "dp"))
+    for key, members in external.items():
+        instance = _instance(f"external-{len(instances)}", members, "external")
+        instance.shares = [Share(m.path, 1, kit.integer(m.serve, "--data-parallel-rank", strict=False).value or 0,
+                                 instance.tp, False, m) for m in members]
+        instances.append(instance)
+    instances.sort(key=lambda i: min(s.engine.order for s in i.shares if s.engine is not None))
+    topology = Topology(instances, npus_per_node)
+    for plan in scope.deployment:
+        for command in plan.commands:
+            if isinstance(command, ProxyCommand):
+                topology.proxies.append(_proxy(plan.path, command))
+            elif isinstance(command, LauncherCommand):
+                share = launcher_share(plan.path, command)
+                if share is not None:
+                    topology.launchers.append(share)
+    return topology
+
+
+def _proxy(path: str, command: ProxyCommand) -> Proxy:
+    proxy = Proxy(path, command, command.layerwise)
+    for side, role in (("prefiller", "prefill"), ("decoder", "decode")):
+        hosts = [word(value) for value in command.options.get(f"--{side}-hosts", [])]
+        ports = [value.as_int() for value in command.options.get(f"--{side}-ports", [])]
+        proxy.targets[role] = list(zip(hosts, ports)) if len(hosts) == len(ports) else [(None, p) for p in ports]
+    return proxy
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value.text) if value is not None and value.text is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def launcher_share(node: str, command: LauncherCommand) -> Share | None:
+    """The ranks a ``launch_online_dp.py`` call starts on its node (None when a size is not readable):
+    ``--dp-size-local`` ranks (all of ``--dp-size`` when it is not set) of ``--tp-size`` NPUs each."""
+    size = command.options.get("--dp-size")
+    local_value = command.options.get("--dp-size-local")
+    tp_value = command.options.get("--tp-size")
+    local = _int(local_value) if local_value is not None else _int(size)
+    tp = _int(tp_value) if tp_value is not None else 1
+    start = _int(command.options.get("--dp-rank-start")) or 0
+    if local is None or tp is None:
+        return None
+    return Share(node, local, start, tp)
