@@ -366,6 +366,10 @@ class Recipe(Cited):
     dp_local: int | None = Field(default=None, gt=0)
     """DP ranks per node when the instance spans nodes (``nodes * dp_local == dp``)."""
     kv_connector: str | None = None
+    recompute_scheduler: bool | None = None
+    """The tutorial turns ``recompute_scheduler_enable`` on (True) or off for this side; None: decode engines
+    only (the Qwen3.5-27B/Qwen3.6-27B tutorial's PD section). The release decides where it is written
+    (``behaviours.toml``: ``recompute_scheduler_ignored_on_prefill``, ``recompute_scheduler_rejects_mixed``)."""
     gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1)
     optimisations: list[Literal["flashcomm1", "shared_expert_overlap", "cpu_binding", "async_scheduling"]] = []
     """The table's optimisation column (full-decode graphs are always on)."""

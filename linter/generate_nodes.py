@@ -161,8 +161,11 @@ def generate_pd(kb: KnowledgeBase, model_id: str, hardware_id: str, quantized: b
         else:
             nodes = override or (recipe.nodes if recipe is not None else _fewest_nodes(kb, model, hardware, quantized))
             _fits(kb, model, hardware, quantized, nodes * hardware.npus_per_node)
-            base = generate(kb, model.id, hardware.id, "high-throughput", quantized, version) if nodes == 1 else None
-            tp = base.tp if base is not None else (2 if model.moe else hardware.npus_per_node)
+            try:  # DP-first: the TP one node would use, the other NPUs as DP ranks (found by qlint.testing:
+                # a TP over the whole node for a dense model was QL205's, and QL605's against a TP2 prefill)
+                tp = generate(kb, model.id, hardware.id, "high-throughput", quantized, version).tp
+            except GenerationError:  # weights that need more than one node
+                tp = 2 if model.moe else hardware.npus_per_node
             dp = nodes * hardware.npus_per_node // tp
             _experts_divide(model, tp * dp)
             sides[role] = (None, nodes, tp, dp, None)

@@ -65,6 +65,8 @@ def test_every_recipe_row_is_what_the_generator_writes(index, version):
             assert f'"kv_connector": "{recipe.kv_connector}"' in deployment.script
         for optimisation in recipe.optimisations:
             assert optimisation in deployment.optimisations or optimisation in notes
+        if recipe.recompute_scheduler:
+            assert ("recompute_scheduler_enable" in deployment.script) != ("recompute scheduler: left out" in notes)
         assert f"--max-num-batched-tokens {deployment.max_num_batched_tokens}" in deployment.script
 
 
@@ -229,3 +231,26 @@ def test_every_generated_tree_lints_clean_or_is_refused_with_reason(hardware, ve
                 assert all(text.startswith("#!/bin/bash\n") for _, text in tree.scripts_in_order)
     assert built >= 4
 
+
+@pytest.mark.parametrize("version,on_prefill", [("v0.22.1rc1", True), ("v0.23.0rc1", False), ("v0.23.0", False),
+                                                ("main", False)])
+def test_recompute_scheduler_follows_the_recipe_and_the_release(version, on_prefill):
+    """The 397B tutorial turns it on for both sides; a prefill node ignores it from v0.23.0rc1
+    (recompute_scheduler_ignored_on_prefill), so the prefill script carries it only before."""
+    assert KB.holds("recompute_scheduler_ignored_on_prefill", KB.resolve_release(version)[0]) is not on_prefill
+    tree = generate_pd(KB, "Qwen3.5-397B-A17B-w8a8", "a3", version=version)
+    assert ("recompute_scheduler_enable" in tree.files["run_p.sh"]) is on_prefill
+    assert all("recompute_scheduler_enable" in tree.files[name] for name in ("run_d0.sh", "run_d1.sh"))
+    if not on_prefill:
+        assert any("ignores it there" in note for note in tree.scripts["run_p.sh"].notes)
+    assert not _lint_tree(tree), _lint_tree(tree)  # QL603 agrees at each release
+
+
+@pytest.mark.parametrize("version", ["v0.22.1rc1", "main"])
+def test_recompute_scheduler_only_on_decode_without_a_row(version):
+    """No row (Qwen3.6-27B PD): decode engines only, as the 27B tutorial says; never on a mixed engine."""
+    tree = generate_pd(KB, "Qwen3.6-27B", "a3", version=version)
+    assert "recompute_scheduler_enable" not in tree.files["run_p.sh"]
+    assert "recompute_scheduler_enable" in tree.files["run_d.sh"]
+    single = generate(KB, "Qwen3.6-27B", "a3", version=version)
+    assert "recompute_scheduler_enable" not in single.script
