@@ -41,8 +41,15 @@ What the strategies draw:
 * :func:`shell_texts` -- shell-like text made of launch-script pieces, some of it
   broken on purpose, for fuzzing script readers.
 
-Multi-node deployments (DP spread over nodes, external DP templates run by
-``launch_online_dp.py``) are not drawn yet.
+* :func:`node_trees` -- whole multi-node and PD trees (``generate --nodes N`` / ``--pd xPyD``, with
+  ``--prefill-nodes`` / ``--decode-nodes``) over models x hardware x weights x releases x layouts the
+  generator accepts (a :class:`NodeTree`: files, config, the topology they follow); each lints clean as one
+  deployment. :func:`tree_mutations` changes one field of one script (a non-head node's RPC port, DP address
+  or start rank, a decode script's served name, a proxy port: :data:`TREE_MUTATIONS`) and names the one
+  finding that must come of it (a :class:`TreeMutation`); :func:`lint_tree` lints a tree as one deployment.
+  See :mod:`qlint.testing_nodes`.
+
+External DP templates run by ``launch_online_dp.py`` are not drawn yet.
 
 hypothesis is a test dependency of qlint (``pip install 'qlint-ascend[test]'``, or the checkout's
 ``pip install -e '.[test]'``);
@@ -75,10 +82,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LaunchConfig",
+    "LAYOUTS",
     "Mutation",
     "MUTATIONS",
+    "NodeTree",
     "PdPair",
     "SHELL_PIECES",
+    "TREE_MUTATIONS",
+    "TreeConfig",
+    "TreeMutation",
     "Violation",
     "all_configs",
     "configs",
@@ -88,13 +100,17 @@ __all__ = [
     "json_flag",
     "launch_scripts",
     "lint_findings",
+    "lint_tree",
     "mutation_rules",
+    "node_trees",
     "pd_pairs",
     "problems",
     "render",
+    "render_tree",
     "set_flag",
     "set_json_flag",
     "shell_texts",
+    "tree_mutations",
     "violations",
 ]
 
@@ -682,3 +698,7 @@ def pd_pairs(**filters) -> st.SearchStrategy[PdPair]:
     if not chosen:
         raise ValueError("no configuration matching the filters can be deployed as 1P1D PD")
     return st.sampled_from(chosen).map(_pd_pair)
+
+
+from qlint.testing_nodes import (  # noqa: E402  (whole trees: their own module, the same namespace)
+    LAYOUTS, TREE_MUTATIONS, NodeTree, TreeConfig, TreeMutation, lint_tree, node_trees, render_tree, tree_mutations)
