@@ -8,12 +8,15 @@ import pytest
 
 from qlint.linter.deployment import lint_deployment
 from qlint.linter.fixes import apply_edits
+from qlint.rules.graph import Settings
 
 from conftest import FIXTURES
 
 ROOT = FIXTURES / "deployments"
 CASES = tomllib.loads((ROOT / "cases.toml").read_text(encoding="utf-8"))["case"]
 TREES = sorted(path.name for path in ROOT.iterdir() if path.is_dir())
+RELEASES = (None, "v0.20.2rc1", "main")
+"""The scripts' own release (v0.23.0), and two others the verdicts hold at (--vllm-ascend-version)."""
 
 
 def tree(name: str, edits=()) -> dict[str, str]:
@@ -24,14 +27,16 @@ def tree(name: str, edits=()) -> dict[str, str]:
     return files
 
 
-def findings(files: dict[str, str]):
-    results = lint_deployment([(name, text.encode()) for name, text in files.items()])
+def findings(files: dict[str, str], version: str | None = None):
+    results = lint_deployment([(name, text.encode()) for name, text in files.items()], Settings(version=version))
     return [(result.path, f) for result in results for f in result.findings if f.level != "info"]
 
 
+@pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize("name", TREES)
-def test_layout_as_written_lints_clean(name):
-    assert not findings(tree(name)), [(p, f.rule.id, f.message) for p, f in findings(tree(name))]
+def test_layout_as_written_lints_clean(name, version):
+    found = findings(tree(name), version)
+    assert not found, [(p, f.rule.id, f.message) for p, f in found]
 
 
 def test_every_cross_node_rule_has_a_case():
@@ -40,10 +45,11 @@ def test_every_cross_node_rule_has_a_case():
     assert {case["tree"] for case in CASES} == set(TREES)
 
 
+@pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
-def test_mutation_gives_exactly_its_verdict(case):
+def test_mutation_gives_exactly_its_verdict(case, version):
     files = tree(case["tree"], case["edits"])
-    found = findings(files)
+    found = findings(files, version)
     got = sorted({(f.rule.id, path, f.span.line) for path, f in found})
     assert got == sorted((rule, file, line) for rule, file, line, _ in case["expect"]), \
         [(f.rule.id, path, f.span.line, f.message) for path, f in found]
@@ -62,4 +68,4 @@ def test_mutation_gives_exactly_its_verdict(case):
                 edits.setdefault(path, {})[(span.line, span.column, span.end_line, span.end_column, edit.text)] = edit
     for path, chosen in edits.items():
         files[path] = apply_edits(files[path], list(chosen.values()))[0]
-    assert not findings(files), [(p, f.rule.id, f.message) for p, f in findings(files)]
+    assert not findings(files, version), [(p, f.rule.id, f.message) for p, f in findings(files, version)]
