@@ -10,7 +10,7 @@ TP x PP over the cluster: vLLM asks Ray for one ``{"NPU": 1}`` bundle per worker
 
 QL620 ``ray-worker-address``, QL621 ``ray-serve-on-worker``, QL622 ``ray-engines-per-cluster``,
 QL623 ``ray-cluster-npus``, QL624 ``ray-nic-env-differs``, QL625 ``ray-env-after-start``,
-QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``, QL628 ``ray-num-gpus``.
+QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``, QL628 ``ray-num-gpus``, QL629 ``ray-host-ip-differs``.
 """
 
 from __future__ import annotations
@@ -272,7 +272,8 @@ NPUS = RuleMeta(
         "引擎从不申请），否则为其全部 NPU。引擎申请的数量超过主节点与 worker 提供的总数时，放置组永远无法创建："
         "vllm serve 等待 1800 秒后以 “Cannot provide a placement group” 失败。教程把 TP 设为单节点的 NPU 数，PP 设为节点数。",
     ),
-    sources=(f"{RAY_MD}#L145-L176", f"{RAY_UTILS}#L634-L637", f"{RAY_UTILS}#L483-L505", DEVICE_KEY),
+    sources=(f"{RAY_MD}#L145-L176", f"{RAY_UTILS}#L634-L637", f"{RAY_UTILS}#L483-L505", f"{RAY_UTILS}#L660-L663",
+             DEVICE_KEY),
     optional=("hardware",),
     examples=(Example(
         bad=HEAD + SERVE.format(pp=4), good=HEAD + SERVE.format(pp=2),
@@ -316,10 +317,26 @@ def cluster_npus(scope: Scope):
                 continue
             tp, pp, dp = world
             needed = tp * pp * dp
-            if needed <= total:
-                continue
             shown = f"TP x PP{' x DP' if dp > 1 else ''} = {tp} x {pp}{f' x {dp}' if dp > 1 else ''}"
             nodes = len(cluster.nodes)
+            spare = total - needed
+            if 0 < needed <= total and nodes > 1 and spare >= min(count for count in offered if count is not None):
+                # Ray packs the bundles (strategy PACK): the spare NPUs leave at least one node without a worker
+                yield Finding(
+                    NPUS,
+                    Text(en=f"{shown} = {needed} NPUs of the {total} the Ray cluster's {nodes} nodes offer: Ray packs "
+                         f"the workers, so {spare} NPUs (a whole node or more) stay idle",
+                         zh=f"{shown} = {needed} 张 NPU，而 Ray 集群的 {nodes} 个节点提供 {total} 张：Ray 会紧凑放置 worker，"
+                         f"{spare} 张 NPU（至少一整个节点）闲置"),
+                    kit.option_span(found.serve, "--pipeline-parallel-size", "--tensor-parallel-size"),
+                    Fix(Text(en=f"use the whole cluster (TP x PP = {total}) or start fewer nodes",
+                             zh=f"用满整个集群（TP x PP = {total}），或少启动几个节点")),
+                    path=found.plan.path,
+                    severity="info",
+                )
+                continue
+            if needed <= total:
+                continue
             yield Finding(
                 NPUS,
                 Text(en=f"{shown} = {needed} NPUs, but the Ray cluster's {nodes} node(s) offer {total}",
@@ -603,3 +620,60 @@ def num_gpus(scope: Scope):
             Fix(Text(en=f"drop --num-gpus (Ray finds the NPUs) or declare them: --resources='{{\"NPU\": {count}}}'",
                      zh=f"去掉 --num-gpus（Ray 会自动发现 NPU），或声明：--resources='{{\"NPU\": {count}}}'")),
         )
+
+
+# -- QL629 ---------------------------------------------------------------------------------------
+
+HOST_IP = RuleMeta(
+    id="QL629",
+    name="ray-host-ip-differs",
+    groups=("ray", "env"),
+    severity="error",
+    scope="deployment",
+    fix="safe",
+    title=Text(en="VLLM_HOST_IP of the engine's node is not the address its ray start uses",
+               zh="引擎所在节点的 VLLM_HOST_IP 与其 ray start 使用的地址不一致"),
+    why=Text(
+        en="The Ray executor pins its first placement-group bundle to the Ray node whose address is the engine's "
+        "own IP (vLLM's get_ip(), which reads VLLM_HOST_IP). When VLLM_HOST_IP names another address than the "
+        "--node-ip-address that node's ray start registered, no Ray node has that address: the placement group is "
+        "never created and vllm serve waits 1800 s, logging that the cluster's IPs must match VLLM_HOST_IP.",
+        zh="Ray 执行器会把放置组的第一个 bundle 固定到地址等于引擎自身 IP 的 Ray 节点上（vLLM 的 get_ip()，读取 VLLM_HOST_IP）。"
+        "如果 VLLM_HOST_IP 写的地址与该节点 ray start 注册的 --node-ip-address 不同，就没有任何 Ray 节点拥有这个地址："
+        "放置组永远无法创建，vllm serve 会等待 1800 秒，并在日志中提示集群的 IP 必须与 VLLM_HOST_IP 一致。",
+    ),
+    sources=(f"{RAY_UTILS}#L646-L658", f"{RAY_UTILS}#L465-L473",
+             "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/utils/network_utils.py#L33-L46"),
+    examples=(Example(
+        bad="export VLLM_HOST_IP=10.0.0.9\nray start --head --node-ip-address=10.0.0.1\n" + SERVE.format(pp=2),
+        good="export VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address=10.0.0.1\n" + SERVE.format(pp=2),
+        fixed="export VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address=10.0.0.1\n" + SERVE.format(pp=2),
+        peers=(WORKER.format(port=6379),), version="v0.23.0",
+    ),),
+)
+
+
+@check(HOST_IP)
+def host_ip_differs(scope: Scope):
+    for cluster in clusters(scope.deployment):
+        for found in cluster.serves:
+            node = found.node
+            registered = node.start.value("--node-ip-address") if node is not None else None
+            setting = found.serve.env.get("VLLM_HOST_IP")
+            if registered is None or registered.text is None or setting is None or setting.value is None \
+                    or setting.value.text is None:
+                continue
+            host, address = setting.value.text.strip(), registered.text.strip()
+            if host == address:
+                continue
+            yield Finding(
+                HOST_IP,
+                Text(en=f"VLLM_HOST_IP={host} for the Ray-backed engine, but this node's ray start registered "
+                     f"--node-ip-address {address}: the placement group waits for a node that does not exist",
+                     zh=f"基于 Ray 的引擎使用 VLLM_HOST_IP={host}，而本节点 ray start 注册的 --node-ip-address 为 "
+                     f"{address}：放置组会一直等待一个不存在的节点"),
+                setting.span,
+                Fix(Text(en=f"set VLLM_HOST_IP to {address} (or drop it)", zh=f"把 VLLM_HOST_IP 设为 {address}（或去掉）"),
+                    kit.replace(setting.value.span, address) if setting.value.raw == setting.value.text else []),
+                path=found.plan.path,
+            )
