@@ -10,7 +10,7 @@ TP x PP over the cluster: vLLM asks Ray for one ``{"NPU": 1}`` bundle per worker
 
 QL620 ``ray-worker-address``, QL621 ``ray-serve-on-worker``, QL622 ``ray-engines-per-cluster``,
 QL623 ``ray-cluster-npus``, QL624 ``ray-nic-env-differs``, QL625 ``ray-env-after-start``,
-QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``, QL628 ``ray-num-gpus``, QL629 ``ray-host-ip-differs``.
+QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``, QL628 ``ray-num-gpus``, QL629 ``ray-host-ip-differs``, QL630 ``ray-cluster-not-read``.
 """
 
 from __future__ import annotations
@@ -305,8 +305,8 @@ def _world(serve: ServeCommand) -> tuple[int, int, int] | None:
 @check(NPUS)
 def cluster_npus(scope: Scope):
     for cluster in clusters(scope.deployment):
-        if cluster.head is None or not cluster.serves:
-            continue
+        if cluster.head is None or not cluster.serves or not cluster.workers:
+            continue  # no worker read: the cluster is not known (QL630 says so)
         offered = [_offered(scope, node) for node in cluster.nodes]
         if any(count is None for count in offered):
             continue
@@ -676,4 +676,59 @@ def host_ip_differs(scope: Scope):
                 Fix(Text(en=f"set VLLM_HOST_IP to {address} (or drop it)", zh=f"把 VLLM_HOST_IP 设为 {address}（或去掉）"),
                     kit.replace(setting.value.span, address) if setting.value.raw == setting.value.text else []),
                 path=found.plan.path,
+            )
+
+
+# -- QL630 ---------------------------------------------------------------------------------------
+
+NOT_READ = RuleMeta(
+    id="QL630",
+    name="ray-cluster-not-read",
+    groups=("ray", "parallelism"),
+    severity="info",
+    scope="deployment",
+    title=Text(en="A Ray-backed engine larger than one node, and no Ray worker in the deployment",
+               zh="基于 Ray 的引擎超过一个节点，但部署中没有 Ray worker 节点"),
+    why=Text(
+        en="With --distributed-executor-backend ray, TP x PP x DP may exceed one node only when a Ray cluster of "
+        "several nodes is up before vllm serve starts (without one, vLLM starts a local Ray instance with this "
+        "node's NPUs and waits for the rest). When no script read joins the cluster as a worker, qlint cannot check "
+        "the cluster (worker addresses, NPUs offered, network variables): this says so instead of reporting it clean. "
+        "Lint the head and worker scripts together (a folder, or --with-deployment).",
+        zh="使用 --distributed-executor-backend ray 时，只有在 vllm serve 启动之前已经建立了多节点的 Ray 集群，TP x PP x DP "
+        "才能超过一个节点（否则 vLLM 会用本节点的 NPU 启动一个本地 Ray 实例，并一直等待其余的 NPU）。所读脚本中没有任何 "
+        "以 worker 身份加入集群的 ray start 时，qlint 无法检查集群（worker 地址、提供的 NPU、网络变量）：这里明确说明，而不是报告为没有问题。"
+        "请把主节点和 worker 节点的脚本一起检查（一个目录，或使用 --with-deployment）。",
+    ),
+    sources=(f"{RAY_MD}#L94-L147", f"{RAY_UTILS}#L585"),
+    optional=("hardware",),
+    examples=(Example(
+        bad=SERVE.format(pp=2), good=SERVE.format(pp=1), hardware="a2", version="v0.23.0",
+    ),),
+)
+
+
+@check(NOT_READ)
+def cluster_not_read(scope: Scope):
+    known = {id(found.serve) for cluster in clusters(scope.deployment) if cluster.workers for found in cluster.serves}
+    for plan in scope.deployment:
+        hardware = Scope(plan=plan, kb=scope.kb, settings=scope.settings).known("hardware")
+        if hardware is None or not isinstance(hardware.value, str):
+            continue
+        npus = scope.kb.hardware_by_id(hardware.value).npus_per_node
+        for serve in plan.serve_commands():
+            world = _world(serve) if ray_backend(serve) and id(serve) not in known else None
+            if world is None or world[0] * world[1] * world[2] <= npus:
+                continue
+            needed = world[0] * world[1] * world[2]
+            yield Finding(
+                NOT_READ,
+                Text(en=f"this Ray-backed engine needs {needed} NPUs, more than one node's {npus}, and no worker node's "
+                     "ray start was read with it: the cluster checks did not run",
+                     zh=f"该基于 Ray 的引擎需要 {needed} 张 NPU，超过单节点的 {npus} 张，而没有读到任何 worker 节点的 ray start："
+                     "集群检查没有执行"),
+                kit.option_span(serve, "--distributed-executor-backend"),
+                Fix(Text(en="lint the scripts that start the Ray head and workers together with this one",
+                         zh="把启动 Ray 主节点和 worker 的脚本与本脚本一起检查")),
+                path=plan.path,
             )
