@@ -112,7 +112,7 @@ class RayNode:
                 data = json.loads(resources.text)
             except ValueError:
                 data = None
-            if isinstance(data, dict) and isinstance(data.get("NPU"), (int, float)):
+            if isinstance(data, dict) and isinstance(data.get("NPU"), (int, float)) and data["NPU"] >= 0:
                 return int(data["NPU"])
         setting = self.env.get(VISIBLE)
         if setting is not None and setting.value is not None and setting.value.text is not None:
