@@ -18,6 +18,7 @@ serve commands on the head, where the tutorial runs them. Nothing here reads tex
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 from qlint.rules.plan import EnvSetting, LaunchPlan, RayStartCommand, ServeCommand, Value
@@ -112,8 +113,9 @@ class RayNode:
                 data = json.loads(resources.text)
             except ValueError:
                 data = None
-            if isinstance(data, dict) and isinstance(data.get("NPU"), (int, float)) and data["NPU"] >= 0:
-                return int(data["NPU"])
+            count = data.get("NPU") if isinstance(data, dict) else None
+            if isinstance(count, (int, float)) and math.isfinite(count) and count >= 0:
+                return int(count)
         setting = self.env.get(VISIBLE)
         if setting is not None and setting.value is not None and setting.value.text is not None:
             parts = [part for part in setting.value.text.split(",") if part.strip()]
