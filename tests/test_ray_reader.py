@@ -93,3 +93,28 @@ def test_split_address_shapes():
     assert split_address(Value("10.0.0.1", span, raw="10.0.0.1")) == ("10.0.0.1", None, False)
     assert split_address(Value("{h}:{port_num}", span, raw="x")) == ("{h}", None, True)
     assert split_address(None) == (None, None, False)
+
+
+from hypothesis import given, strategies as st
+
+_WORDS = st.sampled_from(["--head", "--block", "--port", "--port=6379", "--address", "--address=10.0.0.1:6379",
+                          "--address=:", "--address='{h}:{p}'", "--node-ip-address", "$LOCAL_IP", "\"$HEAD_IP:6380\"",
+                          "--resources", "'{\"NPU\": 8}'", "'{\"NPU\": 1e999}'", "'{bad'", "--num-gpus=8", "6379",
+                          "99999999999999999999999", "-x", "''"])
+
+
+@given(st.lists(st.lists(_WORDS, max_size=6), min_size=1, max_size=4), st.sampled_from(["a2", "a3", None]))
+def test_any_ray_start_words_read_and_lint_without_error(nodes, hardware):
+    """Arbitrary ray start option words over several scripts: read, grouped and linted, never an exception."""
+    from qlint.linter.deployment import lint_deployment
+    from qlint.rules.graph import Settings
+
+    files = [(f"n{i}.sh", ("ray start " + " ".join(words) + "\n"
+                           + ("vllm serve Eco-Tech/Qwen3.5-397B-A17B-w8a8 --distributed-executor-backend ray -tp 16\n"
+                              if i == 0 else "")).encode()) for i, words in enumerate(nodes)]
+    results = lint_deployment(files, Settings(hardware=hardware, version="v0.23.0"))
+    assert len(results) == len(files)
+    plans = [r.plan for r in results if r.plan is not None]
+    for cluster in clusters(plans):
+        for node in cluster.nodes:
+            node.offered_npus(), node.target(), node.port
