@@ -47,3 +47,33 @@ def test_generated_dp_group_over_nodes_is_checked_not_skipped():
     messages = sorted(f.message for _, f in by_rule(results, "QL617"))
     assert len(messages) == 2 and "13390" in messages[0] + messages[1] and "$DECODE1_IP" in messages[0] + messages[1]
     assert {path for path, _ in by_rule(results, "QL617")} == {"run_d1.sh"}
+
+
+def test_the_deployment_pass_reads_one_topology_that_the_rules_share(monkeypatch):
+    """lint_deployment builds the Topology once (engines, launchers, proxies of seed 001) and every
+    cross-node rule reads that one: no rule re-reads the layout."""
+    import qlint.linter.deployment as deployment
+    import qlint.linter.topology_read as reader
+
+    calls = []
+    real = reader.read_topology
+
+    def counting(scope, npus_per_node=0):
+        calls.append(len(scope.deployment))
+        return real(scope, npus_per_node)
+
+    monkeypatch.setattr(reader, "read_topology", counting)
+    monkeypatch.setattr(deployment, "read_topology", counting)
+    found: list = []
+    results = lint_deployment(files(*SEED_001), A3, topology=found)
+    assert all(r.error is None for r in results)
+    # one deployment read; QL616 reads each script's own node (one plan each), nothing else reads a layout
+    assert len([n for n in calls if n > 1]) == 1 and len(found) == 1
+    topology = found[0]
+    assert topology.npus_per_node == 16
+    assert [(s.node, s.dp_local, s.dp_start, s.tp) for s in topology.launchers] == [
+        ("s001_pd_launchers.sh", 8, 0, 2), ("s001_pd_launchers.sh", 8, 0, 2)]
+    assert {port for _, port in topology.proxies[0].targets["prefill"]} == set(range(7100, 7108))
+    external = [i for i in topology.instances if i.group == "external"]
+    assert sorted((i.role, i.dp, len(i.shares)) for i in external) == [("decode", 8, 8), ("prefill", 8, 8)]
+    assert topology.ports("decode") == set(range(7100, 7108))
