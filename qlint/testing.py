@@ -45,7 +45,8 @@ What the strategies draw:
   ``--prefill-nodes`` / ``--decode-nodes``) over models x hardware x weights x releases x layouts the
   generator accepts (a :class:`NodeTree`: files, config, the topology they follow); each lints clean as one
   deployment. :func:`tree_mutations` changes one field of one script (a non-head node's RPC port, DP address
-  or start rank, a decode script's served name, a proxy port: :data:`TREE_MUTATIONS`) and names the one
+  or start rank, a decode script's served name, a proxy port, the peer TP/DP an engine states:
+  :data:`TREE_MUTATIONS`) and names the one
   finding that must come of it (a :class:`TreeMutation`); :func:`lint_tree` lints a tree as one deployment.
   See :mod:`qlint.testing_nodes`.
 

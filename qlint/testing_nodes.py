@@ -5,7 +5,8 @@
   the generator accepts, with the :class:`~qlint.linter.topology.Topology` it followed. Every tree lints
   clean as one deployment.
 * :func:`tree_mutations` -- such a tree with one field of one script changed (a :class:`TreeMutation`):
-  a non-head node's RPC port, DP address or start rank, a decode script's served name, a proxy port.
+  a non-head node's RPC port, DP address or start rank, a decode script's served name, a proxy port, the
+  peer's TP or DP an engine's kv_connector_extra_config states.
   Each names the one finding it must give: rule and file (:data:`TREE_MUTATIONS`).
 
 ::
@@ -204,6 +205,24 @@ def _proxy_port(draw, tree: NodeTree) -> tuple[str, str, str]:
     return "proxy.sh", tree.files["proxy.sh"].replace(line.group(0), new), f"proxy.sh: {new}"
 
 
+def _peer_size(draw, tree: NodeTree) -> tuple[str, str, str]:
+    name = draw(st.sampled_from([n for n in tree.files if n.startswith("run_")]))
+    peer = "decode" if name.startswith("run_p") else "prefill"
+    block = re.search(rf'"{peer}": {{"tp_size": (\d+), "dp_size": (\d+)}}', tree.files[name])
+    if block is None:
+        raise ValueError("a generated PD engine describes its peer in kv_connector_extra_config")
+    own = int(re.search(r"--tensor-parallel-size (\d+)", tree.files[name]).group(1))  # type: ignore[union-attr]
+    real_tp = int(block.group(1))
+    # a wrong TP that keeps prefill TP a multiple of decode TP (else QL605 fires too)
+    tps = [v for v in (1, 2, 4, 8, 16) if v != real_tp and (own % v == 0 if peer == "decode" else v % own == 0)]
+    key = draw(st.sampled_from(["tp_size", "dp_size"] if tps else ["dp_size"]))
+    value = int(block.group(1 if key == "tp_size" else 2))
+    wrong = draw(st.sampled_from(tps if key == "tp_size" else [v for v in (1, 2, 4, 8, 16, 32) if v != value]))
+    tp, dp = (wrong, block.group(2)) if key == "tp_size" else (block.group(1), wrong)
+    text = tree.files[name].replace(block.group(0), f'"{peer}": {{"tp_size": {tp}, "dp_size": {dp}}}')
+    return name, text, f"{name}: kv_connector_extra_config.{peer}.{key} {wrong}"
+
+
 @dataclass(frozen=True)
 class TreeMutationKind:
     """One way to break a tree: which trees it applies to, the edit, and the rule that must report it."""
@@ -220,6 +239,7 @@ TREE_MUTATIONS: Mapping[str, TreeMutationKind] = {m.kind: m for m in [
     TreeMutationKind("start-rank", "QL612", lambda t: bool(_spanning(t)), _start_rank),
     TreeMutationKind("served-name", "QL611", lambda t: t.config.layout != "nodes", _served_name),
     TreeMutationKind("proxy-port", "QL614", lambda t: "proxy.sh" in t.files, _proxy_port),
+    TreeMutationKind("peer-size", "QL610", lambda t: t.config.layout != "nodes", _peer_size),
 ]}
 """Single-field mutations of a generated tree: kind -> the rule whose one finding it must give."""
 

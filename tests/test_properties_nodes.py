@@ -1,6 +1,6 @@
 """Properties of whole multi-node and PD trees (qlint.testing.node_trees / tree_mutations): every tree the
 generator writes lints clean as one deployment and reads back as the topology it was written from; one
-changed field (a node's RPC port, DP address or start rank, a served name, a proxy port) gives exactly the
+changed field (a node's RPC port, DP address or start rank, a served name, a proxy port, a stated peer size) gives exactly the
 one finding that names it, at the file that was changed."""
 
 from hypothesis import given, settings
