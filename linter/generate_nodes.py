@@ -125,6 +125,9 @@ def generate_nodes(kb: KnowledgeBase, model_id: str, hardware_id: str, nodes: in
     except ValueError as error:
         raise GenerationError(str(error)) from None
     topology = Topology([instance], hardware.npus_per_node)
+    problems = topology.problems()  # the checks QL612 / QL616 / QL617 run on the scripts
+    if problems:
+        raise GenerationError("; ".join(p.en for p in problems))
     out = NodesDeployment({}, topology)
     for share in instance.shares:
         deployment = generate(kb, model.id, hardware.id, scenario, quantized, version,
