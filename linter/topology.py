@@ -7,7 +7,13 @@ the head, and the address, API port and RPC port every node of the instance agre
 Internal DP over nodes (``--data-parallel-size-local`` / ``--data-parallel-start-rank`` /
 ``--headless``, vLLM ``arg_utils.py``), external DP (``launch_online_dp.py`` starting one
 ``run_dp_template.sh`` per local rank) and the PD proxy are all written in these terms.
-``problems()`` lists what would hang or collide, in English and Chinese.
+
+The generator builds a Topology and writes its scripts from it; the deployment pass reads one back from
+the scripts (``linter/topology_read.py``: each share then carries the ``Engine`` command it was read from).
+Both are judged by the same checks: ``Instance.checks()`` (one DP size, ranks that tile the group,
+``--headless`` off the head, the head's address and RPC port: QL612, QL617) and ``Topology.collisions(node)``
+(ports, NPUs and kv_port ranges of one node's engines: QL616) return ``Problem``s whose text is the finding's
+message; ``problems()`` lists their texts (the generator refuses a layout that has any).
 """
 
 from __future__ import annotations
