@@ -313,6 +313,8 @@ class Planner:
             command.model = command.options["--model"].value
         if command.model is not None and command.model.text:
             command.local_model = read_model_dir(command.model.text)
+        if command.model is not None:
+            command.option_line = _option_line(source, words, command.model.span)
         return command
 
     def _plain_options(self, words: list[Word], multi: bool) -> tuple[dict[str, list[Value]], list[Value]]:
@@ -501,6 +503,23 @@ def _nest(dotted: str, value):
     for part in reversed(dotted.split(".")):
         result = {part: result}
     return result
+
+
+def _option_line(source: SourceText, words: list[Word], model: Span) -> tuple[int, str] | None:
+    """(line, indentation) of the first option written on a continuation line of its own after the
+    model's line, when the command is laid out one option per line (``vllm serve M \\`` then
+    ``  --tp 2 \\``): a new option goes on a line of its own there, indented alike. None for a
+    one-line command, or when that line holds more than the continuation of the command."""
+    following = [word for word in words if word.span.line > model.end_line]
+    if not following:
+        return None
+    first = following[0]
+    if first.span.line != model.end_line + 1 or not (first.value or first.raw).startswith("-"):
+        return None
+    if not source.line_text(model.end_line).rstrip().endswith("\\"):
+        return None
+    indent = source.line_text(first.span.line)[: first.span.column - 1]
+    return (first.span.line, indent) if indent.strip(" \t") == "" else None
 
 
 def _detached(layer) -> bool:

@@ -149,6 +149,9 @@ class ServeCommand(Command):
     positionals: list[Value] = field(default_factory=list)
     wrappers: list[str] = field(default_factory=list)  # what runs it, outermost first: docker, sudo, ssh, bash...
     devices: list[Value] | None = None  # NPU device nodes a container maps (docker --device /dev/davinciN)
+    # (line, indentation) of the first option on its own continuation line after the model: where a
+    # new option is written as a line of its own (None: one-line command, or no such layout)
+    option_line: tuple[int, str] | None = None
 
     def opt(self, name: str) -> Option | None:
         return self.options.get(name)

@@ -107,3 +107,42 @@ def test_fix_bytes_never_mixes_two_overlapping_fixes():
 def test_unsafe_fixes_wait_for_unsafe_fixes():
     outcome = fix_bytes("run.sh", SCRIPT.encode(), _linter([]))
     assert outcome.data is None and outcome.applied == 0
+
+
+# -- where an added option goes (ruff keeps the author's layout: isort adds an import on a line of its own) --
+
+MULTI_LINE = (
+    "#!/bin/bash\n"
+    "# qlint: hardware=a2 vllm-ascend=v0.23.0\n"
+    "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 \\\n"
+    "\t--served-model-name qwen3.6 \\\n"
+    "\t--port 8000\n"
+    "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8001\n"
+)
+
+
+def _fixed_with_real_rules(text: str, crlf: bool = False) -> str:
+    from qlint.linter.lint import lint_bytes
+
+    data = text.replace("\n", "\r\n").encode() if crlf else text.encode()
+    outcome = fix_bytes("run.sh", data, lambda raw: lint_bytes("run.sh", raw))
+    assert outcome.data is not None
+    return outcome.data.decode()
+
+
+def test_an_added_option_gets_a_continuation_line_of_its_own_in_a_one_option_per_line_command():
+    fixed = _fixed_with_real_rules(MULTI_LINE)
+    before, after = MULTI_LINE.splitlines(), fixed.splitlines()
+    # the multi-line command gains exactly one line, indented like its options (a tab here); every
+    # line that was there is still there, unchanged and in order
+    assert after[3] == "\t--quantization ascend \\"
+    assert [line for index, line in enumerate(after) if index != 3] == before[:5] + [after[-1]]
+    # a command on one line keeps it: the option is added after the model
+    assert after[-1] == "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --port 8001"
+    import subprocess  # bash -n: the result still parses (read, never run)
+    assert subprocess.run(["bash", "-n"], input=fixed, text=True).returncode == 0
+
+
+def test_an_added_option_line_keeps_crlf_line_endings():
+    fixed = _fixed_with_real_rules(MULTI_LINE, crlf=True)
+    assert "\t--quantization ascend \\\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")

@@ -2,7 +2,8 @@
 cannot be made exactly (the fix is then advice only).
 
 They keep the author's text: only the tokens that change are replaced, new options go
-after the model argument, and JSON keys are written with the separators and the shell
+after the model argument (on a continuation line of their own when the command is written one
+option per line), and JSON keys are written with the separators and the shell
 quoting the planner recorded for that option (``JsonValue``). A change that would need
 characters the quoting cannot hold (a ``'`` inside ``'...'``) is refused. The fixer
 applies a fix's edits together or not at all.
@@ -44,9 +45,15 @@ def shell_word(text: str) -> str:
 # -- options -------------------------------------------------------------------------
 
 def insert_option(serve: ServeCommand, text: str) -> list[Edit]:
-    """Insert `` text`` (e.g. ``--enforce-eager``) after the model argument; none without one."""
+    """Add the option ``text`` (e.g. ``--enforce-eager``, ``--quantization ascend``) after the model
+    argument, in the command's own layout: a continuation line of its own, indented as the option
+    lines are, when the command writes one option per line; else `` text`` on the model's line.
+    None without a model argument. Only the new text is written: no other line changes."""
     if serve.model is None:
         return []
+    if serve.option_line is not None:
+        line, indent = serve.option_line
+        return [Edit(Span(line, 1, line, 1), f"{indent}{text} \\\n")]
     return [Edit(point(serve.model.span), " " + text)]
 
 
@@ -63,8 +70,9 @@ def set_value(serve: ServeCommand, flag: str, text: str, *, default: str | None 
         return [] if option.value.text == text else [Edit(option.value.span, text)]
     if option is not None or text == default:
         return []
-    anchor = serve.model.span if serve.model is not None else serve.argv[-1].span
-    return [Edit(point(anchor), f" {flag} {text}")]
+    if serve.model is not None:
+        return insert_option(serve, f"{flag} {text}")
+    return [Edit(point(serve.argv[-1].span), f" {flag} {text}")]
 
 
 def set_env(serve: ServeCommand, name: str, text: str) -> list[Edit]:
