@@ -192,8 +192,23 @@ def _validate(filename: str, key: str, model_name: str, data: bytes) -> list[Rec
     return records
 
 
+# A Hugging Face hub cache holds a checkpoint as .../models--ORG--NAME/snapshots/<revision>; the last
+# component is a commit hash, the name is in the folder above (huggingface_hub's cache layout).
+_HUB_CACHE = re.compile(r"(?:^|/)models--[^/]+?--([^/]+)/snapshots/[^/]+/?$")
+
+
 def _basename(reference: str) -> str:
-    return reference.rstrip("/").rsplit("/", 1)[-1].lower()
+    """The checkpoint's name in a model reference, lower-case: the last path component, or the
+    model name of a Hugging Face cache snapshot path; ModelScope's cache spells a ``.`` of the
+    name as ``___`` (``Qwen3___5-27B``), read back as ``.``."""
+    hub = _HUB_CACHE.search(reference)
+    name = hub.group(1) if hub else reference.rstrip("/").rsplit("/", 1)[-1]
+    return name.replace("___", ".").lower()
+
+
+def checkpoint_name(reference: str) -> str:
+    """The checkpoint's name in a model path or hub id, lower-case (see ``_basename``)."""
+    return _basename(reference)
 
 
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")

@@ -188,9 +188,28 @@ def model(scope: Scope):
     if reference is None:
         raise Unknown("model")
     match = scope.kb.match_model(reference.value)
-    if match is None:
+    if match is not None:
+        return Known(match, f"{reference.value} -> {match.model.id}")
+    named = _served_as_model(scope, reference.value)
+    if named is None:
         raise Unknown("model")
-    return Known(match, f"{reference.value} -> {match.model.id}")
+    return named
+
+
+def _served_as_model(scope: Scope, reference: str) -> Known | None:
+    """When the model path names no model (``/model``, ``/data/q3527bw8a8mtp``) but
+    ``--served-model-name`` is exactly a model id qlint knows (``Qwen3.5-27B``, any case), that
+    model, with the checkpoint read from the path; no prefix or fuzzy match is taken."""
+    option = scope.serve.opt("--served-model-name")
+    if option is None or option.value is None or option.value.text is None:
+        return None
+    name = option.value.text.strip()
+    found = next((m for m in scope.kb.models if m.id.lower() == name.lower()), None)
+    if found is None:
+        return None
+    variant = scope.kb.pick_variant(found, reference)
+    return Known(ModelMatch(found, variant, name), f"--served-model-name {name} -> {found.id} "
+                 f"(the model path {reference} names no model)", option.value.span)
 
 
 @fact("moe", requires=("model",))

@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any
 
-from qlint.knowledge.base import parse_version
+from qlint.knowledge.base import checkpoint_name, parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Edit, Example, FactTrace, Finding, Fix, RuleMeta
@@ -191,7 +191,7 @@ def names_match(names: list[str], model_ref: str, family: str | None = None, mod
     (letters and digits only, any case) or is the model's family or id."""
     if names == ["any"]:
         return True
-    base = _norm(model_ref.rstrip("/").rsplit("/", 1)[-1])
+    base = _norm(checkpoint_name(model_ref))
     known = tuple(_norm(item) for item in (family, model_id) if item)
     return any(_norm(name) in base or _norm(name) in known for name in names)
 

@@ -18,6 +18,7 @@ from qlint.rules import weights  # noqa: F401
 from qlint.rules import quantization  # noqa: F401
 from qlint.rules import release  # noqa: F401
 from qlint.rules import graph_capture  # noqa: F401
+from qlint.rules import graph_hybrid  # noqa: F401
 from qlint.rules import flashcomm1  # noqa: F401
 from qlint.rules import rope_scaling  # noqa: F401
 from qlint.rules import scheduling  # noqa: F401

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from qlint.knowledge.base import name_words
+from qlint.knowledge.base import checkpoint_name, name_words
 from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check, default_graph
@@ -52,7 +52,7 @@ UNKNOWN_MODEL = RuleMeta(
 def _suggestions(scope: Scope, reference: str) -> list[str]:
     ids = [model.id for model in scope.kb.models]
     words = name_words(reference)
-    guesses = difflib.get_close_matches(reference.rstrip("/").rsplit("/", 1)[-1], ids, n=2, cutoff=0.4)
+    guesses = difflib.get_close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.4)
     return guesses or [model.id for model in scope.kb.models if model.in_scope and model.id.lower() in words][:2]
 
 
