@@ -104,3 +104,17 @@ def test_undetectable_report_is_read(name):
     """Nothing in the script tells; it must still be read (no input error) at its release."""
     meta = _sidecar(name)
     lint((REPORTS / f"{name}.sh").read_text(), meta["hardware"], meta["release"], path=f"{name}.sh")
+
+
+@pytest.mark.parametrize("name, line, defect", [
+    # the reporters' own error lines (aclnn spells "foramt" in #11621), read by qlint explain --log
+    ("043", "AclNN_Parameter_Error(EZ1001): Not support mat2 n = 1 or k = 1 when foramt is FRACTAL_NZ, mat2: [2048, 1]",
+     "nz2-narrow-shared-expert-gate"),
+])
+def test_a_held_out_report_log_line_names_its_defect(name, line, defect, tmp_path):
+    from conftest import invoke
+
+    log = tmp_path / "server.log"
+    log.write_text(line + "\n")
+    result = invoke(["explain", "--log", str(log), "--script", str(REPORTS / f"{name}.sh")])
+    assert f"defect-{defect}" in result.output or defect in result.output, result.output
