@@ -189,7 +189,7 @@ def size(kb: KnowledgeBase, aim: Target, scenario: str, role: str | None, placem
         out.expert_parallel = False  # TP only on Atlas inference products
     if not (model.mtp_method and variant.mtp_head):
         out.mtp = 0
-    from qlint.rules.known_defects import defects_on
+    from qlint.rules.known_defects import defects_on, tp_defect
 
     if role is not None:  # a known defect of P/D serving for this model and release: refuse
         pd_defects = defects_on(kb, version, hardware.id, model.id, ("kv_role", "kv_transfer"))
@@ -203,6 +203,18 @@ def size(kb: KnowledgeBase, aim: Target, scenario: str, role: str | None, placem
             out.mtp = 0
             out.sources += [blocking[0].sources[0]]
             notes.append(f"MTP is left out: known defect {blocking[0].id} of vllm-ascend {version}")
+    prefix_caching = recipe.prefix_caching if recipe is not None else None
+    if out.mtp and prefix_caching and not (role == "decode" and model.hybrid):
+        # a known defect of MTP together with prefix caching at this release: keep the row's prefix caching
+        both = [entry for entry in defects_on(kb, version, hardware.id, model.id, spec_subjects + ("prefix_caching",))
+                if any(condition.fact == "prefix_caching" for condition in entry.when)]
+        if both:
+            out.mtp = 0
+            out.sources += [both[0].sources[0]]
+            notes.append(f"MTP is left out: known defect {both[0].id} of vllm-ascend {version} (MTP with prefix caching)")
+    blocked = tp_defect(defects_on(kb, version, hardware.id, model.id, ("tp",)), out.tp)
+    if blocked is not None:  # a known defect of this release at this TP size: refuse, as for P/D above
+        raise GenerationError(f"known defect {blocked.id} of vllm-ascend {version} at TP {out.tp}: {blocked.symptom.en}")
     if out.max_num_seqs * (out.mtp + 1) > out.batched:
         out.batched = out.max_num_seqs * (out.mtp + 1)
         notes.append(f"--max-num-batched-tokens raised to {out.batched}: it must hold max-num-seqs x (MTP tokens + 1)")

@@ -215,6 +215,15 @@ def defects_on(kb: Any, version: str, hardware: str, model_id: str, subjects: tu
     return found
 
 
+def tp_defect(entries: list, tp: int) -> Any:
+    """The first error-level entry (of ``defects_on(..., ("tp",))``) whose conditions, all on the TP
+    size, hold for ``tp``; None when none does. The generator refuses such a layout."""
+    for entry in entries:
+        if entry.severity == "error" and all(c.fact == "tp" and _compare(c.op, tp, c.value) for c in entry.when):
+            return entry
+    return None
+
+
 def _coerce(text: str, like: Any) -> Any:
     """A script word compared with an entry's value: as a bool, number or string like it."""
     text = text.strip()
