@@ -24,7 +24,7 @@ from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.generate import Deployment, GenerationError, _variant, generate
 from qlint.linter.generate_nodes import _fits, _model
 from qlint.linter.ray_cluster import DEFAULT_PORT, NOSET, VISIBLE
-from qlint.linter.topology import ADDRESS, Instance, Placement, Share, address_of
+from qlint.linter.topology import ADDRESS, Instance, Placement, Share, Topology, address_of
 
 RAY_TUTORIAL = ("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/tutorials/features/ray.md"
                 "?plain=1#L109-L176")
@@ -43,6 +43,8 @@ class RayDeployment:
     pp: int
     engine: Deployment
     notes: list[str] = field(default_factory=list)
+    topology: Topology | None = None
+    """The plan in ``linter/topology.py`` terms: one ``ray`` instance, a share per node (its NPUs), head first."""
 
     @property
     def executables(self) -> list[str]:
@@ -126,7 +128,9 @@ def render_ray(kb: KnowledgeBase, model_id: str, hardware_id: str, nodes: int, s
         files[f"{name}.sh"] = _worker_script(engine, env, name, names[0], cited)
     engine.tp, engine.dp = tp, 1
     engine.notes = notes
-    out = RayDeployment(files, names, tp, 1, engine, notes)
+    ray = Instance("engine", "mixed", 1, tp, bool(model.moe), 8000, DEFAULT_PORT, address_of(names[0]),
+                   [Share(name, 1, 0, node_tp, headless=index > 0) for index, name in enumerate(names)], None, "ray")
+    out = RayDeployment(files, names, tp, 1, engine, notes, Topology([ray], hardware.npus_per_node))
     out.files["README.md"] = _readme(out, variant.name, hardware.names[0])
     return out
 

@@ -9,7 +9,10 @@ every node exports its NIC and device variables, then runs ``ray start``: the he
 (``vllm/v1/executor/ray_utils.py`` ``initialize_ray_cluster``; vllm-ascend's ``ray_device_key`` is
 ``NPU``), so what a node offers is its NPUs, not ``--num-gpus``.
 
-``clusters(plans)`` groups the ``ray start`` commands of a deployment's plans into clusters (one per
+The deployment pass keeps them on its ``linter/topology.py`` Topology (``Topology.ray``) and turns each
+Ray-backed engine on a cluster into an instance of group ``ray`` (``ray_instance``: one share per node, the
+NPUs it offers); the generator (``linter/generate_ray.py``) writes the same instance. ``clusters(plans)``
+groups the ``ray start`` commands of a deployment's plans into clusters (one per
 head, workers joined by the port they name) and places each Ray-backed ``vllm serve`` on the node
 of its script. A plan with both a head and a worker start (a guide describing both nodes) places its
 serve commands on the head, where the tutorial runs them. Nothing here reads text: it works on plans.
@@ -20,8 +23,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from qlint.rules.plan import EnvSetting, LaunchPlan, RayStartCommand, ServeCommand, Value
+
+if TYPE_CHECKING:
+    from qlint.linter.topology import Engine, Instance
 
 DEFAULT_PORT = 6379
 """Ray's default GCS port: ``ray start --head`` without ``--port`` listens on it (the tutorials' workers
@@ -203,3 +210,23 @@ def clusters(plans: list[LaunchPlan]) -> list[RayCluster]:
             if target is not None:
                 target.serves.append(RayServe(plan, serve, place))
     return found
+
+
+def ray_instance(name: str, cluster: RayCluster, tp: int, dp: int, expert_parallel: bool, port: int,
+                 npus_per_node: int, engine: Engine | None = None, pp: int = 1) -> Instance:
+    """A ``linter/topology.py`` instance of group ``ray``: one share per node of the cluster (head first) holding
+    the NPUs it offers (``npus_per_node`` where the script does not say), the engine on the head's share.
+    ``tp`` is the engine's TP x PP (its workers per DP rank)."""
+    from qlint.linter.topology import Instance, Share
+
+    shares = []
+    for index, node in enumerate(cluster.nodes):
+        offered = node.offered_npus()
+        shares.append(Share(node.plan.path, 1, 0, offered if offered is not None else npus_per_node, headless=index > 0,
+                            engine=engine if node is cluster.head else None))
+    head = cluster.head
+    # the cluster's address as its workers name it (the head names itself as its own local address)
+    named = [worker.target()[0] for worker in cluster.workers]
+    address = next((host for host in named if host is not None), head.node_ip if head is not None else None)
+    return Instance(name, "mixed", dp, tp * pp, expert_parallel, port, head.port if head is not None else None,
+                    address, shares, None, "ray")

@@ -25,6 +25,7 @@ from qlint.knowledge.text import Text
 
 if TYPE_CHECKING:
     from qlint.knowledge.models import Recipe
+    from qlint.linter.ray_cluster import RayCluster
     from qlint.rules.graph import Scope
     from qlint.rules.plan import ProxyCommand, ServeCommand
 
@@ -110,8 +111,10 @@ class Instance:
     kv_port: int | None = None
     group: str = "dp"
     """``dp``: one DP group (checked as one); ``external``: ranks an external launcher starts one process each
-    (``--data-parallel-rank``); ``single``: a read engine that names no DP group over nodes. Only ``dp``
-    instances are checked as a group."""
+    (``--data-parallel-rank``); ``single``: a read engine that names no DP group over nodes; ``ray``: one
+    engine on a Ray cluster (``linter/ray_cluster.py``): Ray places its TP x PP x DP workers over the
+    cluster's nodes, so each node's share is the NPUs that node offers (``dp_local`` 1, ``tp`` = its NPUs)
+    and only the head's share runs the engine command. Only ``dp`` instances are checked as a group."""
 
     @property
     def nodes(self) -> list[str]:
@@ -230,6 +233,8 @@ class Topology:
     proxies: list[Proxy] = field(default_factory=list)
     launchers: list[Share] = field(default_factory=list)
     """External-DP launchers (``launch_online_dp.py``): the ranks each starts on its node."""
+    ray: list[RayCluster] = field(default_factory=list)
+    """The Ray clusters of a read deployment (head, workers, the Ray-backed engines on them)."""
 
     @property
     def nodes(self) -> list[str]:

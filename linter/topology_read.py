@@ -20,6 +20,7 @@ deployment pass (``linter/deployment.py``) builds it once; the cross-node rules 
 
 from __future__ import annotations
 
+from qlint.linter.ray_cluster import clusters, ray_instance
 from qlint.linter.topology import Engine, Instance, Proxy, Share, Topology
 from qlint.rules import kit
 from qlint.rules.graph import Scope, serve_scopes
@@ -193,6 +194,8 @@ def read_topology(scope: Scope, npus_per_node: int = 0) -> Topology:
         instances.append(instance)
     instances.sort(key=lambda i: min(s.engine.order for s in i.shares if s.engine is not None))
     topology = Topology(instances, npus_per_node)
+    topology.ray = clusters(scope.deployment)
+    _ray_instances(topology)
     for plan in scope.deployment:
         for command in plan.commands:
             if isinstance(command, ProxyCommand):
@@ -202,6 +205,22 @@ def read_topology(scope: Scope, npus_per_node: int = 0) -> Topology:
                 if share is not None:
                     topology.launchers.append(share)
     return topology
+
+
+def _ray_instances(topology: Topology) -> None:
+    """A Ray-backed engine on a cluster with a head: its instance becomes a ``ray`` one, one share per node."""
+    placed = {id(found.serve): cluster for cluster in topology.ray if cluster.head is not None
+              for found in cluster.serves}
+    for index, instance in enumerate(topology.instances):
+        engine = instance.shares[0].engine if instance.group == "single" else None
+        cluster = placed.get(id(engine.serve)) if engine is not None else None
+        if engine is None or cluster is None:
+            continue
+        serve = engine.serve
+        pp = kit.integer(serve, "--pipeline-parallel-size", strict=False).value or 1
+        topology.instances[index] = ray_instance(instance.name, cluster, instance.tp, instance.dp,
+                                                 instance.expert_parallel, instance.port, topology.npus_per_node,
+                                                 engine, pp)
 
 
 def _proxy(path: str, command: ProxyCommand) -> Proxy:

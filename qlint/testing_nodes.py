@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 if TYPE_CHECKING:
     from qlint.linter.generate_nodes import NodesDeployment
+    from qlint.linter.generate_ray import RayDeployment
     from qlint.rules.base import Finding
     from qlint.linter.topology import Instance
 
@@ -35,6 +36,10 @@ LAYOUTS = (("nodes", 2, None, None), ("nodes", 3, None, None), ("nodes", 4, None
            ("1P1D", 0, None, None), ("2P1D", 0, None, None), ("1P2D", 0, None, None),
            ("1P1D", 0, None, 2), ("1P1D", 0, 2, 2))
 """(``nodes`` or an xPyD, node count for ``nodes``, --prefill-nodes, --decode-nodes) the strategies draw from."""
+
+RAY_LAYOUTS = (("ray", 2, None, None), ("ray", 3, None, None), ("ray", 4, None, None))
+"""``qlint generate --nodes N --executor ray`` trees: drawn only when ``layout="ray"`` is asked for (the generator
+plans a Ray cluster only for weights one node cannot hold, so most combinations are refused)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -46,7 +51,8 @@ class TreeConfig:
     quantized: bool
     version: str
     layout: str
-    """``nodes`` (one instance over ``nodes`` nodes) or an xPyD such as ``1P1D``."""
+    """``nodes`` (one instance over ``nodes`` nodes), ``ray`` (one engine on a Ray cluster of ``nodes`` nodes) or an
+    xPyD such as ``1P1D``."""
     nodes: int = 0
     prefill_nodes: int | None = None
     decode_nodes: int | None = None
@@ -58,7 +64,7 @@ class NodeTree:
 
     config: TreeConfig
     files: Mapping[str, str] = field(repr=False)
-    deployment: NodesDeployment = field(repr=False)
+    deployment: NodesDeployment | RayDeployment = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,13 @@ def render_tree(config: TreeConfig) -> NodeTree:
     from qlint.linter.generate_nodes import generate_nodes, generate_pd
 
     kb = _kb()
-    if config.layout == "nodes":
+    made: NodesDeployment | RayDeployment
+    if config.layout == "ray":
+        from qlint.linter.generate_ray import generate_ray
+
+        made = generate_ray(kb, config.model, config.hardware, config.nodes, quantized=config.quantized,
+                            version=config.version)
+    elif config.layout == "nodes":
         made = generate_nodes(kb, config.model, config.hardware, config.nodes, quantized=config.quantized,
                               version=config.version)
     else:
@@ -116,7 +128,9 @@ def node_trees(*, model=None, hardware=None, version=None, quantized=None, layou
     hardwares = _values(hardware, ["a2", "a3"])
     versions = _values(version, [r.tag for r in kb.releases if kb.holds("vllm_serve_options_known", r.tag)])
     weights = _values(quantized, [True, False])
-    layouts = [item for item in LAYOUTS if layout is None or item[0] in _values(layout, {i[0] for i in LAYOUTS})]
+    every = LAYOUTS + RAY_LAYOUTS
+    layouts = [item for item in (LAYOUTS if layout is None else every)
+               if layout is None or item[0] in _values(layout, {i[0] for i in every})]
 
     @st.composite
     def draw_tree(draw) -> NodeTree:
@@ -136,7 +150,10 @@ def node_trees(*, model=None, hardware=None, version=None, quantized=None, layou
 
 def _spanning(tree: NodeTree) -> list[tuple[Instance, int]]:
     """(instance, index of a non-head share) for every instance over more than one node."""
-    return [(instance, index) for instance in tree.deployment.topology.instances
+    topology = tree.deployment.topology
+    if topology is None:
+        return []
+    return [(instance, index) for instance in topology.instances if instance.group != "ray"
             for index in range(1, len(instance.shares))]
 
 

@@ -23,8 +23,8 @@ from qlint.linter.ray_cluster import (
     NIC_VARIABLES,
     NOSET,
     VISIBLE,
+    RayCluster,
     RayNode,
-    clusters,
     ray_backend,
     starts,
 )
@@ -48,6 +48,11 @@ WORKER = ("export HCCL_IF_IP=10.0.0.2\nexport GLOO_SOCKET_IFNAME=eth0\nexport TP
           "ray start --address=10.0.0.1:{port} --node-ip-address=10.0.0.2\n")
 SERVE = ("vllm serve Eco-Tech/Qwen3.5-397B-A17B-w8a8 --distributed-executor-backend ray "
          "--tensor-parallel-size 8 --pipeline-parallel-size {pp}\n")
+
+
+def _clusters(scope: Scope) -> list[RayCluster]:
+    """The Ray clusters of the deployment, as the deployment's Topology read them (``kit.topology``)."""
+    return kit.topology(scope).ray
 
 
 def _name(node: RayNode) -> str:
@@ -104,7 +109,7 @@ def _head_host(head: RayNode) -> str | None:
 
 @check(ADDRESS)
 def worker_address(scope: Scope):
-    for cluster in clusters(scope.deployment):
+    for cluster in _clusters(scope):
         head = cluster.head
         for worker in cluster.workers:
             start = worker.start
@@ -210,7 +215,7 @@ PER_CLUSTER = RuleMeta(
 
 @check(ON_WORKER)
 def serve_on_worker(scope: Scope):
-    for cluster in clusters(scope.deployment):
+    for cluster in _clusters(scope):
         if cluster.head is None:
             continue
         for found in cluster.serves:
@@ -230,7 +235,7 @@ def serve_on_worker(scope: Scope):
 
 @check(PER_CLUSTER)
 def engines_per_cluster(scope: Scope):
-    for cluster in clusters(scope.deployment):
+    for cluster in _clusters(scope):
         scripts = list(dict.fromkeys(found.plan.path for found in cluster.serves))
         if len(scripts) < 2:
             continue
@@ -304,7 +309,7 @@ def _world(serve: ServeCommand) -> tuple[int, int, int] | None:
 
 @check(NPUS)
 def cluster_npus(scope: Scope):
-    for cluster in clusters(scope.deployment):
+    for cluster in _clusters(scope):
         if cluster.head is None or not cluster.serves or not cluster.workers:
             continue  # no worker read: the cluster is not known (QL630 says so)
         offered = [_offered(scope, node) for node in cluster.nodes]
@@ -380,7 +385,7 @@ NIC = RuleMeta(
 
 @check(NIC)
 def nic_env(scope: Scope):
-    for cluster in clusters(scope.deployment):
+    for cluster in _clusters(scope):
         nodes = cluster.nodes
         if len(nodes) < 2:
             continue
@@ -655,7 +660,7 @@ HOST_IP = RuleMeta(
 
 @check(HOST_IP)
 def host_ip_differs(scope: Scope):
-    for cluster in clusters(scope.deployment):
+    for cluster in _clusters(scope):
         for found in cluster.serves:
             node = found.node
             registered = node.start.value("--node-ip-address") if node is not None else None
@@ -710,7 +715,7 @@ NOT_READ = RuleMeta(
 
 @check(NOT_READ)
 def cluster_not_read(scope: Scope):
-    known = {id(found.serve) for cluster in clusters(scope.deployment) if cluster.workers for found in cluster.serves}
+    known = {id(found.serve) for cluster in _clusters(scope) if cluster.workers for found in cluster.serves}
     for plan in scope.deployment:
         hardware = Scope(plan=plan, kb=scope.kb, settings=scope.settings).known("hardware")
         if hardware is None or not isinstance(hardware.value, str):

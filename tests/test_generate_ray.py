@@ -91,6 +91,24 @@ def test_2xa2_397b_ray_tree():
     assert readme.index("`bash node0.sh`") < readme.index("`bash node1.sh`") and "## 中文" in readme
 
 
+def test_generator_and_reader_share_the_ray_topology():
+    """The tree's own Topology (one ``ray`` instance, a share per node) is what the deployment pass reads back."""
+    tree = generate_ray(KB, "Qwen3.5-397B-A17B", "a2", 4, quantized=False, version="v0.23.0")
+    planned, = tree.topology.instances
+    assert planned.group == "ray" and planned.tp == 32 and [s.npus for s in planned.shares] == [8] * 4
+    assert [s.headless for s in planned.shares] == [False, True, True, True] and not tree.topology.problems()
+    read: list = []
+    lint_deployment([(name, text.encode()) for name, text in tree.scripts_in_order],
+                    Settings(version="v0.23.0"), topology=read)
+    instance, = [i for i in read[0].instances if i.group == "ray"]
+    assert (instance.tp, instance.dp, len(instance.shares)) == (planned.tp, planned.dp, len(planned.shares))
+    assert [s.npus for s in instance.shares] == [s.npus for s in planned.shares]
+    assert [s.headless for s in instance.shares] == [s.headless for s in planned.shares]
+    assert instance.shares[0].engine is not None and all(s.engine is None for s in instance.shares[1:])
+    cluster, = read[0].ray
+    assert [n.name for n in cluster.nodes] == [name for name, _ in tree.scripts_in_order]
+
+
 def test_refusals_say_why():
     for args, quantized, reason in (
         (("Qwen3.5-397B-A17B", "a2", 1), True, "needs --nodes 2"),
@@ -190,3 +208,25 @@ def test_tutorial_pages_and_reports_as_deployments(entry):
              if f.rule.id.startswith("QL62") or f.level == "error"}
     assert all(item["verdict"] == "real" and item["reason"] for item in entry["expect"])
     assert found == {(item["file"], item["rule"]) for item in entry["expect"]}
+
+
+from hypothesis import given, settings
+
+import qlint.testing as qt
+
+
+def _shape(topology):
+    from qlint.linter.topology_read import variable
+
+    return sorted((i.group, i.role, i.dp, i.tp, i.expert_parallel, i.port, variable(i.address or ""),
+                   tuple((s.dp_local, s.dp_start, s.headless, s.tp) for s in i.shares))
+                  for i in topology.instances if i.group == "ray")
+
+
+@settings(max_examples=max(5, settings().max_examples // 6))
+@given(qt.node_trees(layout="ray", model="Qwen3.5-397B-A17B"))
+def test_drawn_ray_trees_lint_clean_and_read_back_as_their_topology(tree):
+    found, read = qt.lint_tree(tree.files)
+    assert found == [], (tree.config, [(path, f and (f.rule.id, f.message)) for path, f in found])
+    assert _shape(read) == _shape(tree.deployment.topology) != [], tree.config
+    assert read.checks() == []
