@@ -368,6 +368,8 @@ def unwrap(words: list) -> Unwrapped:
             if index < len(words):
                 layer.host = words[index]
                 index += 1
+                # OpenSSH also reads options after the destination (ssh HOST -p 22 CMD); -- ends them
+                index = _options(words, index, set("BbcDEeFIiJLlmOoPpQRSWw"), set("46AaCfGgKkMNnqsTtVvXxYy"))
             layer.words = words[start:index]
             layers.append(layer)
             rest = words[index:]

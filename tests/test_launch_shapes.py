@@ -152,6 +152,12 @@ def heredoc_ssh_bash_l(script, tmp_path):
     return _join(header, ["ssh node0 bash -l <<EOF"]) + code + "EOF\n"
 
 
+def ssh_options_after_host(script, tmp_path):
+    """OpenSSH reads options after the destination too; ``--`` ends them."""
+    header, code = _code(script)
+    return _join(header, ["ssh node0 -o BatchMode=yes -T -- " + _single_quoted(code)])
+
+
 def ssh_bash_c_words(script, tmp_path):
     """ssh joins its words with spaces; the remote shell parses ``bash -c '...'``."""
     header, code = _code(script)
@@ -270,7 +276,7 @@ PREFIXES = [
 ]
 SHAPES = [_prefix(p) for p in PREFIXES] + [
     bash_c, sh_c_double, bash_lc_args, ssh_host, su_c, heredoc_bash, heredoc_docker_exec, heredoc_ssh, heredoc_ssh_bash,
-    heredoc_ssh_bash_s, heredoc_ssh_bash_l, ssh_bash_c_words, cat_pipe_bash,
+    heredoc_ssh_bash_s, heredoc_ssh_bash_l, ssh_bash_c_words, ssh_options_after_host, cat_pipe_bash,
     herestring, docker_run, docker_run_bash_c, docker_exec_env, podman_env_file, function_call, function_args,
     array_args, loop_values, default_value, assign_default, sourced_env, api_server_module, cli_main_module,
 ]
