@@ -11,13 +11,14 @@ no language.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.lint import LintResult, Policy, lint_text
 from qlint.linter.source import InputError
+from qlint.record import replace
 from qlint.rules.base import Edit, Finding, Fix
 from qlint.rules.graph import Settings
 from qlint.rules.plan import Span

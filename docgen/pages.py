@@ -6,8 +6,6 @@ flavour; ``qlint.docgen.site`` puts them together.
 
 from __future__ import annotations
 
-from dataclasses import fields as dataclass_fields
-
 import re
 from typing import TYPE_CHECKING
 
@@ -31,6 +29,7 @@ from qlint.docgen.i18n import (
 from qlint.docgen.writer import Flavor, Page, code, escape
 from qlint.knowledge.base import KnowledgeBase, parse_version, version_in
 from qlint.linter.generate import GenerationError, generate
+from qlint.record import fields as record_fields
 from qlint.rules.base import RuleMeta
 from qlint.rules.kit.behaviour import describe_range
 from qlint.rules.groups import GROUPS
@@ -300,7 +299,7 @@ def disputed_records(kb: KnowledgeBase, lang: str) -> list[tuple[str, str, Cited
                 if isinstance(nested, list):
                     visit(child, nested, record)
 
-    for item in dataclass_fields(kb):  # the data lists only, not cached lookups built from them
+    for item in record_fields(kb):  # the data lists only, not cached lookups built from them
         value = getattr(kb, item.name)
         if not item.name.startswith("_") and isinstance(value, list):
             visit(item.name, value)

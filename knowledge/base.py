@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,6 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from qlint import __version__
 from qlint.knowledge.text import Text
+from qlint.record import field, record
 
 if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load())
     from qlint.knowledge.models import (
@@ -225,7 +225,7 @@ def name_words(reference: str) -> list[str]:
     return [word for word in _WORD_SPLIT.split(_basename(reference)) if word]
 
 
-@dataclass
+@record
 class ModelMatch:
     """A model named in a script, resolved against the knowledge."""
 
@@ -234,7 +234,7 @@ class ModelMatch:
     matched: str  # the spelling that matched
 
 
-@dataclass
+@record
 class KnowledgeBase:
     """All knowledge records, with lookups used by rules, generator and docs."""
 

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from qlint import __version__
 from qlint.knowledge.base import KnowledgeError, _blake2b, _cache_dir, parse_version, release_tag
+from qlint.record import field, record, replace
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 
 
-@dataclass
+@record
 class Option:
     """One option of ``vllm serve`` at a release (see ExtractedOption for the fields)."""
 
@@ -48,12 +48,35 @@ class Option:
     deprecated: bool = False
     optional_value: bool = False
 
+    def __init__(self, name: str, kind: str, source: str, aliases: tuple[str, ...] = (), choices: tuple[str, ...] = (),
+                 choices_open: bool = False, enum: tuple[str, ...] = (), default: Any = None, negatable: bool = False,
+                 parser: str | None = None, range: dict[str, float] | None = None, range_sources: tuple[str, ...] = (),
+                 field: str | None = None, field_source: str | None = None, sub_config: str | None = None,
+                 deprecated: bool = False, optional_value: bool = False) -> None:  # a few hundred per release
+        self.name = name
+        self.kind = kind
+        self.source = source
+        self.aliases = aliases
+        self.choices = choices
+        self.choices_open = choices_open
+        self.enum = enum
+        self.default = default
+        self.negatable = negatable
+        self.parser = parser
+        self.range = {} if range is None else range
+        self.range_sources = range_sources
+        self.field = field
+        self.field_source = field_source
+        self.sub_config = sub_config
+        self.deprecated = deprecated
+        self.optional_value = optional_value
+
     @property
     def takes_value(self) -> bool:
         return self.kind != "bool"
 
 
-@dataclass
+@record
 class Key:
     """A key of a JSON sub-config or of an additional-config section; ``keys`` when it is a section."""
 
@@ -70,8 +93,25 @@ class Key:
     closed: bool | None = None
     closed_source: str | None = None
 
+    def __init__(self, key: str, type: str, source: str, choices: tuple[str, ...] = (), enum: tuple[str, ...] = (),
+                 enum_by_name: bool = False, default: Any = None, range: dict[str, float] | None = None,
+                 range_sources: tuple[str, ...] = (), keys: dict[str, "Key"] | None = None, closed: bool | None = None,
+                 closed_source: str | None = None) -> None:  # a few hundred per release
+        self.key = key
+        self.type = type
+        self.source = source
+        self.choices = choices
+        self.enum = enum
+        self.enum_by_name = enum_by_name
+        self.default = default
+        self.range = {} if range is None else range
+        self.range_sources = range_sources
+        self.keys = {} if keys is None else keys
+        self.closed = closed
+        self.closed_source = closed_source
 
-@dataclass
+
+@record
 class SubConfig:
     option: str
     cls: str
@@ -82,7 +122,7 @@ class SubConfig:
     keys: dict[str, Key]
 
 
-@dataclass
+@record
 class ReleaseFacts:
     """What one vllm-ascend release (and its vLLM) accepts. Built by :func:`facts_for`."""
 

@@ -7,7 +7,9 @@ cheap to import; ``qlint.knowledge.models`` uses the same types for validation.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import Any
+
+from qlint.record import record
 
 CITATION = re.compile(r"^(?P<url>https://[^\s()]+)(?: \((?P<note>[^\n]+)\))?$")
 """A citation: a public https URL, optionally followed by a space and a parenthesised note for reviewers.
@@ -114,16 +116,33 @@ def check_sources(sources) -> list[str]:
     return sources
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Text:
     """A sentence in both languages. Both are required and must be non-empty."""
 
     en: str
     zh: str
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.en, str) or not isinstance(self.zh, str) or not self.en or not self.zh:
+    def __init__(self, en: str, zh: str) -> None:
+        if not isinstance(en, str) or not isinstance(zh, str) or not en or not zh:
             raise ValueError("Text needs a non-empty English (en) and Chinese (zh) string")
+        object.__setattr__(self, "en", en)  # frozen
+        object.__setattr__(self, "zh", zh)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """How the knowledge models (pydantic) read a Text: a table with exactly ``en`` and ``zh``
+        strings (``note = { en = "...", zh = "..." }``), or a Text. Called by pydantic only, when the
+        data files are validated; linting never imports pydantic."""
+        from pydantic_core import core_schema
+
+        table = core_schema.typed_dict_schema(
+            {lang: core_schema.typed_dict_field(core_schema.str_schema()) for lang in ("en", "zh")},
+            extra_behavior="forbid",
+        )
+        from_table = core_schema.no_info_after_validator_function(lambda value: cls(**value), table)
+        return core_schema.no_info_before_validator_function(
+            lambda value: {"en": value.en, "zh": value.zh} if isinstance(value, cls) else value, from_table)
 
     def get(self, lang: str) -> str:
         """The text in ``lang`` (``zh``/``zh_CN`` -> Chinese, anything else -> English)."""

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
 from qlint.linter.cli_report import report
+from qlint.record import record
 
 if TYPE_CHECKING:  # the lint path imports these lazily
     from qlint.linter.config import Effective
@@ -24,7 +24,7 @@ DIFFS: list[str] = []
 """Files for which --diff printed a change (this process)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixMode:
     """What to do with fixes: ``write`` (--fix), ``diff`` (--diff), ``unsafe`` (--unsafe-fixes)."""
 
@@ -124,7 +124,7 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     sys.exit(1 if failing and not exit_zero else 0)
 
 
-@dataclass
+@record
 class Analysed:
     """One file read and linted on its own, before the deployment pass."""
 

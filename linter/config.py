@@ -24,11 +24,11 @@ from __future__ import annotations
 import os
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from qlint.linter.catalog import all_rules, find_rule, match_selector
+from qlint.record import field, record
 
 if TYPE_CHECKING:
     from qlint.linter.config_schema import QlintConfig
@@ -57,7 +57,7 @@ KEYS = {"select": "select", "ignore": "ignore", "severity": "severity", "hardwar
 """Model field -> key as written in TOML."""
 
 
-@dataclass
+@record
 class ConfigFile:
     """A configuration file that was found and validated."""
 
@@ -208,7 +208,7 @@ def _locate(text: str, location: list[str], is_pyproject: bool, message: str = "
     return (top[0] if top and prefix else 1), 1
 
 
-@dataclass
+@record
 class Effective:
     """The configuration in force for one file, and where each value came from."""
 
@@ -234,7 +234,7 @@ class Effective:
         return SEVERITY_RANK[level] >= SEVERITY_RANK[self.fail_level]
 
 
-@dataclass
+@record
 class Overrides:
     """What the command line says (None / empty: not given)."""
 
@@ -334,7 +334,7 @@ def for_script(effective: Effective, plan, display: str, kb=None) -> Effective:
     directive, then its vllm-ascend image tag (last one), then the configuration file (the order
     ``rules/facts.py`` reads hardware and release in). Returns a copy with values and origins
     replaced; ``plan`` is the script's LaunchPlan."""
-    from dataclasses import replace as copy
+    from qlint.record import replace as copy
 
     from qlint.knowledge.images import parse_image
 

@@ -10,11 +10,11 @@ rules that need them are skipped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from qlint.knowledge.base import KnowledgeBase, load
 from qlint.linter.lint import LintResult, Policy, apply_policy, lint_bytes
 from qlint.linter.suppressions import UNUSED_SUPPRESSION
+from qlint.record import record
 from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
 from qlint.linter.shell import ShellSyntaxError, parse_script
@@ -30,7 +30,7 @@ MAX_LOCAL_RANKS = 64
 """The most local DP ranks (and TP per rank) a launcher is expanded to: more NPUs than any node has."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Launcher:
     """The arguments of one ``python launch_online_dp.py`` call."""
 

@@ -22,11 +22,11 @@ Nothing is executed or evaluated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 from qlint.linter.shell import Assignment, Comment, Unread, Word, parse_tree
 from qlint.linter.source import InputError, SourceText
 from qlint.linter.wrappers import Layer, Part
+from qlint.record import field, record
 from qlint.rules.plan import Span
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -36,7 +36,7 @@ _PROMPTED = frozenset({"console", "shell-session", "shellsession"})
 _BLANK = bytes(13 if byte == 13 else 32 for byte in range(256))  # every byte but CR becomes a space
 
 
-@dataclass
+@record
 class Launch:
     """One command a document runs: its words, the environment it starts with, its container."""
 
@@ -46,7 +46,7 @@ class Launch:
     layer: Layer | None = None
 
 
-@dataclass
+@record
 class Document:
     """What a non-shell file holds. ``kind``: markdown, kubernetes, compose, e2e-config, yaml.
 

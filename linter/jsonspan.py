@@ -10,8 +10,9 @@ entry goes in each object, and the separators the author wrote.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from json.decoder import WHITESPACE, scanstring  # type: ignore[attr-defined]  # public in CPython, absent from typeshed
+
+from qlint.record import field, record
 
 _DECODER = json.JSONDecoder()
 
@@ -20,7 +21,7 @@ def _skip(text: str, index: int) -> int:
     return WHITESPACE.match(text, index).end()
 
 
-@dataclass
+@record
 class Layout:
     """Offsets into one JSON object text (all ``(start, end)``, end exclusive).
 
@@ -37,6 +38,15 @@ class Layout:
     objects: dict[str, tuple[int, bool]] = field(default_factory=dict)
     item_separator: str | None = None
     key_separator: str | None = None
+
+    def __init__(self, values: dict[str, tuple[int, int]] | None = None, entries: dict[str, tuple[int, int]] | None = None,
+                 objects: dict[str, tuple[int, bool]] | None = None, item_separator: str | None = None,
+                 key_separator: str | None = None) -> None:
+        self.values = {} if values is None else values
+        self.entries = {} if entries is None else entries
+        self.objects = {} if objects is None else objects
+        self.item_separator = item_separator
+        self.key_separator = key_separator
 
 
 def layout(text: str) -> Layout:

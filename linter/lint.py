@@ -6,7 +6,6 @@ This is the library entry point the CLI, the tests and qdoc use.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion
 
@@ -25,6 +24,7 @@ from qlint.linter.suppressions import (
     unused_findings,
 )
 from qlint.knowledge.text import Text
+from qlint.record import field, record, replace
 from qlint.rules.base import SEVERITY_RANK, Finding, Fix
 from qlint.rules.facts import stated_release
 from qlint.rules.graph import Settings, default_graph
@@ -35,7 +35,7 @@ _GC_PAUSE_BYTES = 256 * 1024
 """Scripts above this size are linted with the cyclic garbage collector paused."""
 
 
-@dataclass
+@record
 class LintResult:
     """Findings of one file, or the input error that stopped it (exit code 2)."""
 
@@ -54,7 +54,7 @@ class LintResult:
     hardware_unknown: bool = False  # it has an engine command but no hardware from anywhere
 
 
-@dataclass
+@record
 class Policy:
     """What the configuration decides about the rules and their findings.
 

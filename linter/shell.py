@@ -11,13 +11,13 @@ end positions point one character past the end, as in ruff and LSP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter as ts
 
 from qlint.linter.source import SourceText
 from qlint.linter.wrappers import WRAPPERS, Layer, Unwrapped, unwrap
+from qlint.record import field, record
 from qlint.rules.plan import Span
 
 
@@ -76,7 +76,7 @@ def _bash_language():
         return tree_sitter_bash.language()
 
 
-@dataclass
+@record
 class Word:
     """One shell word after quote removal and known-variable expansion.
 
@@ -97,12 +97,24 @@ class Word:
     walker: _Walker | None = field(default=None, repr=False, compare=False)  # the reader that made it
     origins: list[int] | None = field(default=None, repr=False, compare=False)  # byte -> file offset (YAML values)
 
+    def __init__(self, raw: str, value: str | None, span: Span, symbols: list[str] | None = None,
+                 content_start: int | None = None, node: ts.Node | None = None, walker: _Walker | None = None,
+                 origins: list[int] | None = None) -> None:
+        self.raw = raw
+        self.value = value
+        self.span = span
+        self.symbols = [] if symbols is None else symbols
+        self.content_start = content_start
+        self.node = node
+        self.walker = walker
+        self.origins = origins
+
     @property
     def known(self) -> bool:
         return self.value is not None
 
 
-@dataclass
+@record
 class Assignment:
     """``NAME=value`` (plain, ``export`` or command prefix). ``value`` as in Word."""
 
@@ -111,8 +123,14 @@ class Assignment:
     span: Span
     exported: bool
 
+    def __init__(self, name: str, word: Word | None, span: Span, exported: bool) -> None:
+        self.name = name
+        self.word = word
+        self.span = span
+        self.exported = exported
 
-@dataclass
+
+@record
 class SimpleCommand:
     """A simple command: argv words, prefix assignments and the variables in scope.
 
@@ -128,8 +146,17 @@ class SimpleCommand:
     layers: list[Layer] = field(default_factory=list)  # wrappers around it, outermost first (docker, ssh...)
     in_loop: bool = False  # inside a while/until loop (its condition or body): repeated until something holds
 
+    def __init__(self, words: list[Word], span: Span, env: dict[str, Assignment], prefix: list[Assignment] | None = None,
+                 background: bool = False, layers: list[Layer] | None = None) -> None:
+        self.words = words
+        self.span = span
+        self.env = env
+        self.prefix = [] if prefix is None else prefix
+        self.background = background
+        self.layers = [] if layers is None else layers
 
-@dataclass
+
+@record
 class Unread:
     """Something the reader could not follow: ``kind`` (``eval``, ``dynamic-command``,
     ``source``, ``source-cycle``, ``env-file``, ``unparsable``, ``too-deep``,
@@ -140,13 +167,17 @@ class Unread:
     span: Span
 
 
-@dataclass
+@record
 class Comment:
     text: str
     span: Span
 
+    def __init__(self, text: str, span: Span) -> None:
+        self.text = text
+        self.span = span
 
-@dataclass
+
+@record
 class ParsedScript:
     """A whole script: its commands in order, comments, and the source text."""
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 
+from qlint.record import field, record
 from qlint.rules.plan import Span
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -32,7 +32,7 @@ class InputError(Exception):
         return self.zh if lang.startswith("zh") and self.zh else self.message
 
 
-@dataclass
+@record
 class SourceText:
     """The text of one script. ``data`` is UTF-8 bytes with line endings kept."""
 

@@ -15,12 +15,12 @@ A suppression that suppresses nothing is reported by the meta rule QL901
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from qlint.knowledge.text import Text
 from qlint.linter.shell import Comment, ParsedScript
 from qlint.linter.source import SourceText
+from qlint.record import field, record
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.plan import Span
 
@@ -63,7 +63,7 @@ def is_suppression_comment(text: str) -> bool:
     return _COMMENT.match(text) is not None
 
 
-@dataclass
+@record
 class Code:
     """One rule code of a suppression as written, where it is, and the rule it names."""
 
@@ -73,7 +73,7 @@ class Code:
     used: bool = False
 
 
-@dataclass
+@record
 class Suppression:
     """A parsed ``# qlint: disable`` comment.
 
@@ -96,7 +96,7 @@ class Suppression:
         return self.lines is not None and self.lines[0] <= finding.span.line <= self.lines[1]
 
 
-@dataclass
+@record
 class Suppressed:
     """A finding that a suppression silenced, and the reason given (None if none)."""
 
@@ -105,7 +105,7 @@ class Suppressed:
     comment_span: Span
 
 
-@dataclass
+@record
 class Outcome:
     """Findings kept, findings suppressed, and the suppressions read."""
 

@@ -18,10 +18,10 @@ message; ``problems()`` lists their texts (the generator refuses a layout that h
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from qlint.knowledge.text import Text
+from qlint.record import field, record
 
 if TYPE_CHECKING:
     from qlint.knowledge.models import Recipe
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from qlint.rules.plan import ProxyCommand, ServeCommand
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Engine:
     """What one engine command of a read script writes itself (None: not written or not readable).
 
@@ -65,7 +65,7 @@ class Engine:
         return self.path.rsplit("/", 1)[-1]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Share:
     """One node's part of one instance."""
 
@@ -82,7 +82,7 @@ class Share:
         return self.tp * self.dp_local
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """What would hang or collide, where it is (``share``, ``flag``) and the value that fixes it."""
 
@@ -94,7 +94,7 @@ class Problem:
     want: str | None = None
 
 
-@dataclass
+@record
 class Instance:
     """One engine (one DP group), possibly over several nodes."""
 
@@ -213,7 +213,7 @@ def _where(share: Share) -> str:
     return share.engine.script if share.engine is not None else share.node
 
 
-@dataclass
+@record
 class Proxy:
     """A PD proxy: the (host, port) it sends to on each side, as written (None: not readable)."""
 
@@ -223,7 +223,7 @@ class Proxy:
     targets: dict[str, list[tuple[str | None, int | None]]] = field(default_factory=dict)
 
 
-@dataclass
+@record
 class Topology:
     """Every instance of a deployment, and the nodes they run on."""
 
@@ -339,7 +339,7 @@ def spread(name: str, role: str, dp: int, tp: int, nodes: list[str], npus_per_no
     return Instance(name, role, dp, tp, expert_parallel, port, rpc_port, address, shares, kv_port)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Placement:
     """Where one script's engine sits in a multi-node or PD deployment (see ``linter/topology.py``)."""
 

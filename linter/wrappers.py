@@ -20,16 +20,16 @@ already expanded statically by the shell reader.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from qlint.record import field, record
 from qlint.rules.plan import Span
 
 if TYPE_CHECKING:
     from qlint.linter.shell import Word
 
 
-@dataclass
+@record
 class Layer:
     """One wrapper around the command it runs.
 
@@ -66,7 +66,7 @@ class Layer:
         return Span(first.line, first.column, last.end_line, last.end_column)
 
 
-@dataclass
+@record
 class Unwrapped:
     """What a command runs once its wrappers are peeled.
 
@@ -494,7 +494,7 @@ def _docker_option(layer: Layer, name: str, value, value_word, option_word, inli
         layer.container = value
 
 
-@dataclass
+@record
 class Part:
     """A value inside a word, ``skip`` characters after its start (``-eA=1`` -> ``1``);
     ``skip`` None: the value is not known (``-e "A=$X"``)."""

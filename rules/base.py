@@ -9,10 +9,10 @@ written in English and Chinese: pass ``Text(en=..., zh=...)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from qlint.knowledge.text import Text, check_sources
+from qlint.record import record
 from qlint.rules.groups import check_groups
 from qlint.rules.plan import Span
 
@@ -24,7 +24,7 @@ _RULE_ID = re.compile(r"^QL\d{3}$")
 _RULE_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Example:
     """An executable example: a ``bad`` script the rule flags, a ``good`` one it
     accepts, and ``fixed`` (what ``bad`` becomes after the rule's fix), if any.
@@ -38,12 +38,19 @@ class Example:
     version: str | None = None
     peers: tuple[str, ...] = ()  # other scripts of the deployment (deployment-scope rules)
 
-    def __post_init__(self) -> None:
-        if self.hardware not in (None, "a2", "a3", "310p"):
-            raise ValueError(f"example hardware {self.hardware!r} is not a2, a3 or 310p")
+    def __init__(self, bad: str, good: str, fixed: str | None = None, hardware: Literal["a2", "a3", "310p"] | None = None,
+                 version: str | None = None, peers: tuple[str, ...] = ()) -> None:
+        if hardware not in (None, "a2", "a3", "310p"):
+            raise ValueError(f"example hardware {hardware!r} is not a2, a3 or 310p")
+        object.__setattr__(self, "bad", bad)  # frozen
+        object.__setattr__(self, "good", good)
+        object.__setattr__(self, "fixed", fixed)
+        object.__setattr__(self, "hardware", hardware)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "peers", peers)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleMeta:
     """What a rule is: id, name, severity, docs in both languages, sources.
 
@@ -54,7 +61,7 @@ class RuleMeta:
     rules`` and the docs use them. ``fix`` says whether
     the rule offers a fix and how safe it is (``safe``: keeps meaning apart from
     the fault; ``unsafe``: changes behaviour beyond the finding, e.g. TP/DP).
-    A plain dataclass (validated in ``__post_init__``) so that importing the
+    A plain record (validated in ``__post_init__``) so that importing the
     rules does not import pydantic. Raises ValueError on a bad id, name,
     severity, scope, group, fix kind or citation.
     """
@@ -100,15 +107,19 @@ class RuleMeta:
             raise ValueError(f"{self.id}: applies={self.applies!r} must be one of its behaviours")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Edit:
     """Replace the text at ``span`` with ``text``."""
 
     span: Span
     text: str
 
+    def __init__(self, span: Span, text: str) -> None:
+        self.span = span
+        self.text = text
 
-@dataclass(slots=True, init=False)
+
+@record(slots=True)
 class Fix:
     """A fix: what it does (one line) and the edits. No edits: advice only.
 
@@ -156,7 +167,7 @@ class Fix:
         return self.edits[0].text if len(self.edits) == 1 else None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FactTrace:
     """One fact a finding relied on: its name, value and where it came from."""
 
@@ -164,8 +175,13 @@ class FactTrace:
     value: object
     origin: str
 
+    def __init__(self, name: str, value: object, origin: str) -> None:
+        self.name = name
+        self.value = value
+        self.origin = origin
 
-@dataclass(slots=True, init=False)
+
+@record(slots=True)
 class Finding:
     """A problem found by a rule.
 

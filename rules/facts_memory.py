@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from qlint.record import record
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
 
@@ -76,7 +76,7 @@ def weights_per_npu(scope: Scope):
     return Known((value, text), "weights split by TP and EP")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hbm:
     """Memory of one NPU: ``hbm`` GB (knowledge), ``largest`` GB of the biggest card of the family,
     ``gmu`` = --gpu-memory-utilization; ``usable`` = hbm x gmu (GB = 10^9 bytes)."""

@@ -13,7 +13,6 @@ and never networkx directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
@@ -21,6 +20,7 @@ from functools import cached_property
 from graphlib import CycleError, TopologicalSorter
 
 from qlint.knowledge.base import KnowledgeBase
+from qlint.record import record
 from qlint.rules.base import FactTrace, Finding, RuleMeta
 from qlint.rules.plan import LaunchPlan, ServeCommand, Span
 
@@ -29,7 +29,7 @@ class Unknown(Exception):
     """Raised inside a fact or rule when a fact it needs is not fixed by the script."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Known:
     """A fact's value and where it came from (``origin``: human text; ``span``: plan item)."""
 
@@ -37,12 +37,17 @@ class Known:
     origin: str
     span: Span | None = None
 
+    def __init__(self, value: Any, origin: str, span: Span | None = None) -> None:
+        self.value = value
+        self.origin = origin
+        self.span = span
+
 
 UNKNOWN = object()
 _MISSING = object()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FactDef:
     name: str
     scope: Literal["serve", "script"]
@@ -50,12 +55,26 @@ class FactDef:
     compute: Callable[["Scope"], Any]
     doc: str
 
+    def __init__(self, name: str, scope: Literal["serve", "script"], requires: tuple[str, ...],
+                 compute: Callable[["Scope"], Any], doc: str) -> None:
+        object.__setattr__(self, "name", name)  # frozen
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "requires", requires)
+        object.__setattr__(self, "compute", compute)
+        object.__setattr__(self, "doc", doc)
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class RuleDef:
     meta: RuleMeta
     check: Callable[["Scope"], Iterable[Finding]]
     relations: tuple[tuple[str, str, str], ...] = ()  # (kind, fact_a, fact_b)
+
+    def __init__(self, meta: RuleMeta, check: Callable[["Scope"], Iterable[Finding]],
+                 relations: tuple[tuple[str, str, str], ...] = ()) -> None:
+        object.__setattr__(self, "meta", meta)  # frozen
+        object.__setattr__(self, "check", check)
+        object.__setattr__(self, "relations", relations)
 
 
 FACTS: dict[str, FactDef] = {}
@@ -99,7 +118,7 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = ()):
     return register
 
 
-@dataclass
+@record
 class Settings:
     """What the user told qlint outside the script (CLI options)."""
 
@@ -108,7 +127,7 @@ class Settings:
     lang: str = "en"
 
 
-@dataclass(slots=True, init=False)
+@record(slots=True)
 class Scope:
     """Evaluation context: the plan, the knowledge, one serve command (or none).
 

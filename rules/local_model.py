@@ -10,10 +10,11 @@ config does not state it. No I/O happens here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from qlint.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LocalModel:
     """Architecture facts read from a local checkpoint directory.
 
@@ -79,7 +80,7 @@ class LocalModel:
         return self.kv_lora_rank is not None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Arch:
     """Numbers a memory estimate needs (from config.json or architectures.toml)."""
 

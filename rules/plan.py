@@ -9,13 +9,13 @@ are ``None`` and rules that need them are skipped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from qlint.record import field, record
 from qlint.rules.local_model import LocalModel
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Span:
     """1-based line/column range; ``end_column`` is one past the last character."""
 
@@ -24,8 +24,14 @@ class Span:
     end_line: int
     end_column: int
 
+    def __init__(self, line: int, column: int, end_line: int, end_column: int) -> None:
+        object.__setattr__(self, "line", line)  # frozen
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "end_line", end_line)
+        object.__setattr__(self, "end_column", end_column)
 
-@dataclass(slots=True)
+
+@record(slots=True)
 class Value:
     """A word of the script: expanded ``text`` (None when symbolic) and where it is."""
 
@@ -33,6 +39,12 @@ class Value:
     span: Span
     raw: str = ""
     symbols: list[str] = field(default_factory=list)
+
+    def __init__(self, text: str | None, span: Span, raw: str = "", symbols: list[str] | None = None) -> None:
+        self.text = text
+        self.span = span
+        self.raw = raw
+        self.symbols = [] if symbols is None else symbols
 
     def as_int(self) -> int | None:
         """The value as an int, or None when symbolic or not an integer."""
@@ -52,7 +64,7 @@ class Value:
             return None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class JsonValue:
     """A parsed JSON argument and the spans of its keys (dotted paths).
 
@@ -76,6 +88,17 @@ class JsonValue:
     key_separator: str = ": "
     quote: str | None = None
 
+    def __init__(self, data: Any, key_spans: dict[str, Span] | None = None, entry_spans: dict[str, Span] | None = None,
+                 objects: dict[str, tuple[Span, bool]] | None = None, item_separator: str = ", ",
+                 key_separator: str = ": ", quote: str | None = None) -> None:
+        self.data = data
+        self.key_spans = {} if key_spans is None else key_spans
+        self.entry_spans = {} if entry_spans is None else entry_spans
+        self.objects = {} if objects is None else objects
+        self.item_separator = item_separator
+        self.key_separator = key_separator
+        self.quote = quote
+
     def get(self, dotted: str, default: Any = None) -> Any:
         node = self.data
         if "." not in dotted:  # the common case: a top-level key
@@ -87,7 +110,7 @@ class JsonValue:
         return node
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Option:
     """One command-line option as written.
 
@@ -110,8 +133,22 @@ class Option:
     json_error: str | None = None
     json_error_span: Span | None = None
 
+    def __init__(self, name: str, spelled: str, span: Span, name_span: Span, value: Value | None = None,
+                 negated: bool = False, known: bool = True, json: JsonValue | None = None,
+                 json_error: str | None = None, json_error_span: Span | None = None) -> None:
+        self.name = name
+        self.spelled = spelled
+        self.span = span
+        self.name_span = name_span
+        self.value = value
+        self.negated = negated
+        self.known = known
+        self.json = json
+        self.json_error = json_error
+        self.json_error_span = json_error_span
 
-@dataclass(slots=True)
+
+@record(slots=True)
 class EnvSetting:
     """An environment variable in effect for a command (``export`` or prefix)."""
 
@@ -120,8 +157,14 @@ class EnvSetting:
     span: Span
     exported: bool
 
+    def __init__(self, name: str, value: Value | None, span: Span, exported: bool) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+        self.exported = exported
 
-@dataclass(slots=True)
+
+@record(slots=True)
 class Command:
     """Base for the commands a plan holds. ``span`` covers the whole command."""
 
@@ -134,7 +177,7 @@ class Command:
     in_loop: bool = False  # inside a while/until loop: run again until its condition holds (a poll)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ServeCommand(Command):
     """``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server``.
 
@@ -161,7 +204,7 @@ class ServeCommand(Command):
         return option is not None and not option.negated
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ClientCommand(Command):
     """A client that names a served model: ``curl`` with a JSON body, ``lm_eval``,
     ``vllm bench serve``. ``model_name`` is the name it asks for."""
@@ -170,7 +213,7 @@ class ClientCommand(Command):
     tool: Literal["curl", "lm_eval", "vllm-bench", "other"] = "other"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class DockerRun(Command):
     """``docker run ... IMAGE``: the image and the ``--device`` nodes it maps."""
 
@@ -178,14 +221,14 @@ class DockerRun(Command):
     devices: list[Value] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LauncherCommand(Command):
     """``python launch_online_dp.py --dp-size ...`` (vllm-ascend external DP launcher)."""
 
     options: dict[str, Value] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ProxyCommand(Command):
     """``python load_balance_proxy[_layerwise]_server_example.py ...``."""
 
@@ -193,7 +236,7 @@ class ProxyCommand(Command):
     options: dict[str, list[Value]] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RayStartCommand(Command):
     """``ray start --head [--port P] ...`` or ``ray start --address HOST:PORT ...``: one node of a Ray
     cluster. ``options`` maps each ``--option`` (dashes, as written) to its values (``[]`` for a switch)."""
@@ -212,7 +255,7 @@ class RayStartCommand(Command):
         return values[-1] if values else None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Directive:
     """A ``# qlint: key=value ...`` comment."""
 
@@ -220,7 +263,7 @@ class Directive:
     span: Span
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LaunchPlan:
     """Everything the rules may read about one script.
 

@@ -12,11 +12,11 @@ level or under ``text_config`` (Qwen3.5/3.6 multimodal checkpoints).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from packaging.version import Version
 
 from qlint.knowledge.base import MAIN
+from qlint.record import record
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
 
@@ -33,7 +33,7 @@ UNSCALED_TYPES = ("su", "longrope", "llama3")  # vLLM does not multiply the leng
 # reads only ``rope_scaling`` (config, --hf-overrides or --rope-scaling), so the override is ignored.
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RopeOverride:
     """What ``--hf-overrides`` says about the context: the rope dict (``rope_parameters`` or
     ``rope_scaling``) and a ``max_position_embeddings`` override, either may be None."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
 
 from qlint.knowledge.base import name_words
 from qlint.knowledge.text import Text
+from qlint.record import record
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, Unknown, check, fact
 
@@ -23,7 +23,7 @@ LLM_COMPRESSOR_WORDS = frozenset({"quantized", "compressor", "compressed"})
 (tests/e2e/nightly/single_node/models/configs/Qwen3-30B-A3B-W4A8-llm-compressor.yaml at 182b75ea)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Weights:
     """The served checkpoint's weight format.
 

@@ -3,7 +3,6 @@ each behaviour-gated rule flips at its boundary, rule code holds no release lite
 adding a release lists the behaviours to review."""
 
 import ast
-import dataclasses
 import re
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from qlint.knowledge.base import MAIN, KnowledgeError, Record
 from qlint.knowledge.review_release import main as review_main
 from qlint.knowledge.review_release import render, to_review
 from qlint.linter.catalog import all_rules
+from qlint.record import replace
 from qlint.rules import kit
 
 from conftest import rule_findings
@@ -95,7 +95,7 @@ def test_behaviour_sources_must_be_pinned_urls():
 def test_bounds_must_be_known_releases(kb):
     from qlint.knowledge.base import _check_links
 
-    broken = dataclasses.replace(kb, behaviours=[Record(**{**vars(kb.behaviours[0]), "since": "v0.26.0"})])
+    broken = replace(kb, behaviours=[Record(**{**vars(kb.behaviours[0]), "since": "v0.26.0"})])
     with pytest.raises(KnowledgeError, match="v0.26.0"):
         _check_links(broken)
 
@@ -168,7 +168,7 @@ def test_gated_rule_fires_only_where_its_behaviour_holds(kb, meta):
 def _with_release(kb, tag: str):
     newest = kb.tagged_releases[-1]
     fake = Record(**{**vars(newest), "tag": tag, "date": "2026-09-30", "commit": None})
-    return dataclasses.replace(kb, releases=[*kb.releases, fake])
+    return replace(kb, releases=[*kb.releases, fake])
 
 
 def test_a_new_release_lists_the_open_behaviours(kb):
@@ -186,7 +186,7 @@ def test_a_new_release_lists_the_open_behaviours(kb):
 
 def test_moving_the_main_pin_lists_them_too(kb):
     main = kb.release(MAIN)
-    moved = dataclasses.replace(kb, releases=[r for r in kb.releases if r.tag != MAIN]
+    moved = replace(kb, releases=[r for r in kb.releases if r.tag != MAIN]
                                 + [Record(**{**vars(main), "commit": "0" * 40})])
     reviews = to_review(moved)
     assert reviews and all("main is now 000000000000" in review.reason for review in reviews)

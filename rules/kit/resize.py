@@ -12,16 +12,16 @@ multiples of the new TP under FlashComm1) it refuses and says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from qlint.knowledge.text import Text
+from qlint.record import record
 from qlint.rules.base import Edit
 from qlint.rules.graph import Scope
 from qlint.rules.kit.edits import replace, set_env, set_value
 from qlint.rules.plan import ServeCommand
 
 
-@dataclass
+@record
 class Resize:
     """The edits of a TP/DP change, or ``refusal`` (both languages) when it cannot be done."""
 

@@ -51,7 +51,7 @@ def test_declared_fix_safety_matches_the_fixes_emitted(meta):
 
 def test_the_check_would_see_a_mismatch():
     """A rule that declares safe fixes and emits an unsafe one is caught (the check can fail)."""
-    from dataclasses import replace
+    from qlint.record import replace
 
     declared = next(m for m in RULES if m.id == "QL205")  # its resize fix is unsafe
     assert any(safety == "unsafe" for _, safety, _ in emitted(declared))
