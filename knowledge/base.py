@@ -11,7 +11,6 @@ import os
 import re
 import sys
 from functools import cached_property, lru_cache
-from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,9 @@ from qlint import __version__
 from qlint.knowledge.text import Text
 from qlint.record import field, record
 
-if TYPE_CHECKING:  # the pydantic models are imported only to validate (see load())
+if TYPE_CHECKING:  # annotations only: the pydantic models are imported to validate (see load()), pathlib
+    from pathlib import Path  # where a cache folder is used (the shipped knowledge needs none)
+
     from qlint.knowledge.models import (
         Architecture,
         Behaviour,
@@ -491,6 +492,8 @@ def _blake2b(data: bytes, digest_size: int):
 
 
 def _cache_dir() -> Path | None:
+    from pathlib import Path
+
     configured = os.environ.get("QLINT_CACHE_DIR")
     if configured == "off":
         return None
@@ -593,16 +596,23 @@ def _write_cache(digest: str, fields: dict[str, list[Record]]) -> None:
         pass  # a read-only home (or a full disk) only costs the validation time
 
 
-def write_shipped(path: Path | None = None) -> Path:
-    """Validate the data files and write the compiled form shipped in the package; returns its path."""
-    from qlint.knowledge import compiled
+def write_shipped(folder: Path | None = None) -> list[Path]:
+    """Validate the data files and write what the package ships precompiled into ``folder`` (default:
+    ``knowledge/data``): the compiled knowledge (``SHIPPED``) and the digests of the validated release
+    data files (``releases.SHIPPED_VALIDATED``). Returns their paths."""
+    from pathlib import Path
+
+    from qlint.knowledge import compiled, releases
 
     blobs, digest = _blobs_and_digest()
-    target = path or Path(_DATA_DIR) / SHIPPED
+    folder = folder or Path(_DATA_DIR)
     fields = _validated_fields(blobs)
     _assemble(fields)  # the same checks as a load
-    target.write_bytes(compiled.dumps(digest, fields, Record) + b"\n")
-    return target
+    knowledge = folder / SHIPPED
+    knowledge.write_bytes(compiled.dumps(digest, fields, Record) + b"\n")
+    validated = folder / releases.SHIPPED_VALIDATED
+    validated.write_bytes(releases.validated_releases())
+    return [knowledge, validated]
 
 
 @lru_cache(maxsize=1)

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qlint.knowledge.text import Text
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FORMAT = 1
 _RECORD = "\x00r"
@@ -94,8 +96,8 @@ def trusted_cache_file(path: Path) -> bool:
 def main() -> None:  # pragma: no cover - exercised by tests through write_shipped()
     from qlint.knowledge.base import write_shipped
 
-    path = write_shipped()
-    print(f"wrote {path}")
+    for path in write_shipped():
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":  # python -m qlint.knowledge.compiled

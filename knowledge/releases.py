@@ -331,14 +331,59 @@ def facts_for(tag: str) -> ReleaseFacts | None:
     return replace(facts, requested=tag)  # shares the (read-only) tables of the release
 
 
+SHIPPED_VALIDATED = "validated_releases.json"
+"""The digests of the release data files that were validated when the package was built, shipped in
+``knowledge/data`` (``python -m qlint.knowledge.compiled`` writes it, with the compiled knowledge)."""
+
+
+def _pair_digest(ascend_bytes: bytes, vllm_bytes: bytes) -> str:
+    """What names one release's data files (and this qlint version) in markers and the shipped list."""
+    digest = _blake2b(__version__.encode(), digest_size=16)
+    digest.update(ascend_bytes + b"\0" + vllm_bytes)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _shipped_validated() -> frozenset[str]:
+    """The digests in the shipped list; empty when it is missing or not the expected JSON."""
+    try:
+        with open(os.path.join(_DATA_DIR, SHIPPED_VALIDATED), "rb") as handle:
+            body = json.loads(handle.read())
+    except (OSError, ValueError):
+        return frozenset()
+    digests = body.get("digests") if isinstance(body, dict) and body.get("format") == 1 else None
+    return frozenset(item for item in digests if isinstance(item, str)) if isinstance(digests, list) else frozenset()
+
+
+def validated_releases() -> bytes:
+    """Validate the data files of every known release with pydantic; the JSON of their digests (the
+    content of ``SHIPPED_VALIDATED``). Raises KnowledgeError naming the first invalid file."""
+    digests, checked = set(), set()
+    for release in known_releases():
+        ascend_name = f"ascend/{release}.json"
+        ascend_bytes, ascend = _read_json(ascend_name)
+        vllm_version = ascend.get("vllm_data")
+        if not vllm_version:
+            continue
+        vllm_name = f"vllm/{vllm_version}.json"
+        vllm_bytes, vllm = _read_json(vllm_name)
+        for name, data, model in ((ascend_name, ascend, "AscendReleaseData"), (vllm_name, vllm, "VllmReleaseData")):
+            if name not in checked:
+                _validate(name, data, model)
+                checked.add(name)
+        digests.add(_pair_digest(ascend_bytes, vllm_bytes))
+    return json.dumps({"format": 1, "digests": sorted(digests)}, indent=0).encode() + b"\n"
+
+
 @lru_cache(maxsize=None)
 def _release_facts(release: str) -> ReleaseFacts | None:
     """The facts of one known release, built once per process from its data files.
 
-    The files are validated with pydantic the first time this user reads them; a private marker file
-    named by their digest (``release-<digest>.validated`` in the cache directory) records that, so later
-    runs only parse the JSON. The marker holds nothing that is read back: no cached object is ever
-    loaded (a pickle here once let a planted cache file run code).
+    The files are validated with pydantic unless the package says it validated these very files
+    (their digest is in ``SHIPPED_VALIDATED``) or this user already did: a private marker file named by
+    their digest (``release-<digest>.validated`` in the cache directory) records that, so later runs
+    only parse the JSON. The marker holds nothing that is read back: no cached object is ever loaded (a
+    pickle here once let a planted cache file run code).
     """
     ascend_name = f"ascend/{release}.json"
     ascend_bytes, ascend = _read_json(ascend_name)
@@ -347,10 +392,11 @@ def _release_facts(release: str) -> ReleaseFacts | None:
         return None
     vllm_name = f"vllm/{vllm_version}.json"
     vllm_bytes, vllm = _read_json(vllm_name)
-    digest = _blake2b(__version__.encode(), digest_size=16)
-    digest.update(ascend_bytes + b"\0" + vllm_bytes)
+    digest = _pair_digest(ascend_bytes, vllm_bytes)
+    if digest in _shipped_validated():
+        return _build(release, release, ascend, vllm)
     directory = _cache_dir()
-    marker = directory / f"release-{digest.hexdigest()}.validated" if directory else None
+    marker = directory / f"release-{digest}.validated" if directory else None
     from qlint.knowledge.compiled import trusted_cache_file
 
     if marker is None or not trusted_cache_file(marker):

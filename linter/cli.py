@@ -74,6 +74,7 @@ def _check(arguments: dict) -> None:
     """``qlint check`` without click, under the exit-code policy click's ``main`` and ``entry`` apply."""
     import errno
 
+    _start_up()
     from qlint.linter.cli_check import run
     from qlint.linter.cli_echo import Usage, echo
 
@@ -96,6 +97,38 @@ def _check(arguments: dict) -> None:
         _quiet_exit("qlint: out of memory while building the report (narrow the inputs or use --statistics)", 2)
     _flush_or_exit()  # pragma: no cover - run() always exits
     sys.exit(0)  # pragma: no cover
+
+
+_STARTED = False
+
+
+def _start_up() -> None:
+    """Import the check path and load the knowledge with the cyclic garbage collector paused, then
+    freeze what they built (``gc.freeze``: never scanned again) and resume it. Once per process.
+
+    Everything start-up allocates (modules, rule metadata, the knowledge records) lives as long as
+    the process, so the collections the allocations would trigger (about 3 ms of a 50 ms start) find
+    nothing; the lint itself runs with the collector as it was.
+    """
+    global _STARTED
+    import gc
+
+    if _STARTED or not gc.isenabled():
+        return
+    _STARTED = True
+    gc.disable()
+    try:
+        import qlint.rules.registry  # noqa: F401 - the rules (the first lint imports them anyway)
+        from qlint.knowledge.base import KnowledgeError, load
+        from qlint.linter import cli_check  # noqa: F401
+
+        try:
+            load()
+        except KnowledgeError:
+            pass  # cli_check.run reports it
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _flush_or_exit() -> None:

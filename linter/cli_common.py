@@ -5,7 +5,6 @@ path for bad usage. ``cli_args`` adds the click option declarations on top."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from qlint.linter.cli_echo import Usage, fail
 
@@ -45,7 +44,11 @@ def config_cache(config_path):
     from qlint.linter.config import ConfigCache, ConfigError
 
     try:
-        return ConfigCache(Path(config_path) if config_path else None)
+        if config_path:
+            from pathlib import Path  # only with --config: pathlib is not imported on every run
+
+            return ConfigCache(Path(config_path))
+        return ConfigCache(None)
     except ConfigError as error:
         fail(str(error))
 

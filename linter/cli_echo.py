@@ -5,15 +5,14 @@ to print and to say "bad usage". ``echo`` behaves as ``click.echo`` does (it *is
 ``click.echo`` whenever click is loaded, as under the click command group or click's test
 runner); :class:`Usage` is what the click-free code raises where a click command raises
 ``click.UsageError`` / ``click.BadParameter``: the click commands turn it into those
-(:func:`click_errors`), the fast path of ``qlint.linter.cli.entry`` hands the invocation
+(:class:`click_errors`), the fast path of ``qlint.linter.cli.entry`` hands the invocation
 to click, which then reports it exactly as before.
 """
 
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
-from typing import Any, Iterator, NoReturn
+from typing import Any, NoReturn
 
 _ANSI = None  # click's ANSI pattern, compiled on first use
 
@@ -27,12 +26,17 @@ class Usage(Exception):
         self.param_hint = param_hint
 
 
-@contextmanager
-def click_errors() -> Iterator[None]:
-    """Inside a click command: :class:`Usage` becomes ``click.BadParameter`` or ``click.UsageError``."""
-    try:
-        yield
-    except Usage as error:
+class click_errors:
+    """``with click_errors():`` inside a click command: :class:`Usage` becomes ``click.BadParameter`` or
+    ``click.UsageError``. (A class rather than ``contextlib.contextmanager``: contextlib is not
+    imported on the check path.)"""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        if not isinstance(error, Usage):
+            return  # anything else propagates as it is
         import click
 
         if error.param_hint is not None:

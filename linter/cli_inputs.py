@@ -15,9 +15,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from qlint.linter.source import MAX_BYTES
+
+if TYPE_CHECKING:
+    from pathlib import Path  # imported by walk(): a run over named files does not load it
 
 SHELL_SUFFIXES = (".sh", ".bash")
 SHELLS = frozenset({"sh", "bash", "dash", "ksh", "zsh", "ash", "busybox"})
@@ -45,9 +48,10 @@ def gather(paths: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
     named: list[str] = []
     directories: list[list[str]] = []
     for raw in paths:
-        path = Path(raw)
-        if raw != "-" and path.is_dir():
-            found = [str(child) for child in walk(path, unreadable=named)]
+        if raw != "-" and os.path.isdir(raw):
+            from pathlib import Path
+
+            found = [str(child) for child in walk(Path(raw), unreadable=named)]
             if found:
                 directories.append(found)
         else:
@@ -63,6 +67,8 @@ def deployments(paths: tuple[str, ...]) -> list[list[str]]:
 
 def walk(root: Path, unreadable: list[str]) -> list[Path]:
     """The shell scripts under ``root``, sorted; folders that cannot be listed go to ``unreadable``."""
+    from pathlib import Path
+
     found: list[Path] = []
 
     def failed(error: OSError) -> None:

@@ -21,21 +21,23 @@ with the file, line and column.
 
 from __future__ import annotations
 
+import errno
 import os
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from qlint.linter.catalog import all_rules, find_rule, match_selector
 from qlint.record import field, record
 
 if TYPE_CHECKING:
+    from pathlib import Path  # imported where a configuration file is found (not on every run)
+
     from qlint.linter.config_schema import QlintConfig
 from qlint.rules.base import SEVERITY_RANK, Severity
 
 DEFAULT_FAIL_LEVEL = "warning"
-_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TOML_POSITION = r"\(at line (\d+), column (\d+)\)"  # compiled on first use (re's cache): a TOML error
 
 
 class ConfigError(Exception):
@@ -76,29 +78,45 @@ def _absolute(path: Path) -> Path:
     try:
         return path.resolve()
     except (OSError, RuntimeError):
-        return Path(os.path.abspath(path))
+        return type(path)(os.path.abspath(path))
 
 
-def find_config_file(start: Path) -> Path | None:
+def _resolved(path: str) -> str:
+    """``os.fspath(_absolute(Path(path)))`` without pathlib (not imported on the check path): the path
+    with symlinks resolved, or made absolute when it is a symlink loop."""
+    real = os.path.realpath(path)
+    try:
+        os.stat(real)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return os.path.abspath(path)
+    return real
+
+
+def find_config_file(start: str | os.PathLike[str]) -> Path | None:
     """The nearest ``.qlint.toml`` or ``pyproject.toml`` with ``[tool.qlint]``, walking up."""
-    folder = _absolute(start)
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        dotfile = candidate / ".qlint.toml"
-        if dotfile.is_file():
-            return dotfile
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and _has_qlint_table(pyproject):
-            return pyproject
-    return None
+    folder = _resolved(os.fspath(start))
+    if not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    while True:
+        for name in (".qlint.toml", "pyproject.toml"):
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate) and (name == ".qlint.toml" or _has_qlint_table(candidate)):
+                from pathlib import Path  # a configuration file exists: the rest of this module uses Path
+
+                return Path(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def _has_qlint_table(path: Path) -> bool:
+def _has_qlint_table(path: str) -> bool:
     """A ``pyproject.toml`` counts when it has ``[tool.qlint]``, or is not valid TOML (so that its
     error is reported rather than silently passed over, as ruff does)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except (OSError, UnicodeDecodeError):
         return False
     import tomllib  # only when a configuration file exists
@@ -122,9 +140,9 @@ def load_config_file(path: Path) -> ConfigFile:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        found = _TOML_POSITION.search(str(error))
+        found = re.search(_TOML_POSITION, str(error))
         line, column = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
-        message = _TOML_POSITION.sub("", str(error)).strip()
+        message = re.sub(_TOML_POSITION, "", str(error)).strip()
         raise ConfigError(f"invalid TOML: {message}", str(path), line, column) from None
     is_pyproject = path.name == "pyproject.toml"
     table = data.get("tool", {}).get("qlint", {}) if is_pyproject else data
@@ -295,14 +313,14 @@ class ConfigCache:
 
     def __init__(self, fixed: Path | None = None):
         self.fixed = load_config_file(fixed) if fixed is not None else None
-        self._by_folder: dict[Path, ConfigFile | None] = {}
+        self._by_folder: dict[str, ConfigFile | None] = {}
         self._by_file: dict[Path, ConfigFile] = {}
 
     def for_path(self, path: str) -> ConfigFile | None:
         """The configuration that applies to a linted path (``-``: the current folder)."""
         if self.fixed is not None:
             return self.fixed
-        folder = Path.cwd() if path == "-" else _absolute(Path(path)).parent
+        folder = os.getcwd() if path == "-" else os.path.dirname(_resolved(path))
         if folder not in self._by_folder:
             found = find_config_file(folder)
             if found is not None and found not in self._by_file:

@@ -10,7 +10,6 @@ rules that need them are skipped.
 
 from __future__ import annotations
 
-
 from qlint.knowledge.base import KnowledgeBase, load
 from qlint.linter.lint import LintResult, Policy, apply_policy, lint_bytes
 from qlint.linter.suppressions import UNUSED_SUPPRESSION

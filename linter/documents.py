@@ -22,7 +22,6 @@ Nothing is executed or evaluated.
 
 from __future__ import annotations
 
-
 from qlint.linter.shell import Assignment, Comment, Unread, Word, parse_tree
 from qlint.linter.source import InputError, SourceText
 from qlint.linter.wrappers import Layer, Part

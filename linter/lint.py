@@ -274,8 +274,6 @@ DIRECTIVE_KEYS = ("hardware", "vllm-ascend", "model")
 def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> InputError | None:
     """A ``# qlint:`` directive with a key qlint does not know, or a ``hardware=`` /
     ``vllm-ascend=`` / ``model=`` value it cannot use."""
-    import difflib
-
     hardware_ids = [item.id for item in kb.hardware]
     for directive in plan.directives:
         line = directive.span.line
@@ -284,7 +282,9 @@ def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> I
             if key in DIRECTIVE_KEYS:
                 continue
             column = text.find(key, directive.span.column - 1) + 1 if key else directive.span.column
-            close = difflib.get_close_matches(key, DIRECTIVE_KEYS + ("disable", "disable-file"), n=1)
+            from difflib import get_close_matches  # imported when a key is wrong
+
+            close = get_close_matches(key, DIRECTIVE_KEYS + ("disable", "disable-file"), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             hint_zh = f"；是否想写 '{close[0]}'？" if close else ""
             known = f"{', '.join(DIRECTIVE_KEYS)}, disable, disable-file"

@@ -23,11 +23,12 @@ CONFIG = "config.json"
 QUANT_DESCRIPTION = "quant_model_description.json"
 EXPERT_KEYS = ("num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt")
-_QUANT_TYPE = re.compile(rb'"model_quant_type"\s*:\s*"([^"]+)"')
-_TENSOR_TYPE = re.compile(rb'"[^"]+\.weight"\s*:\s*"([A-Za-z0-9_]+)"')
-_KV_C8 = re.compile(rb'"kv_cache_type"\s*:\s*"C8"')
-_GROUP_SIZE = re.compile(rb'"group_size"\s*:\s*(\d{1,9})\b')
-_QUANT_VERSION = re.compile(rb'"version"\s*:\s*"([0-9][0-9A-Za-z.\-]{0,30})"')
+# patterns compiled on first use (re's cache): most scripts name no local model directory
+_QUANT_TYPE = rb'"model_quant_type"\s*:\s*"([^"]+)"'
+_TENSOR_TYPE = rb'"[^"]+\.weight"\s*:\s*"([A-Za-z0-9_]+)"'
+_KV_C8 = rb'"kv_cache_type"\s*:\s*"C8"'
+_GROUP_SIZE = rb'"group_size"\s*:\s*(\d{1,9})\b'
+_QUANT_VERSION = rb'"version"\s*:\s*"([0-9][0-9A-Za-z.\-]{0,30})"'
 
 
 def read_model_dir(path: str) -> LocalModel | None:
@@ -149,20 +150,20 @@ def _ascend_quantization(directory: str) -> tuple[str | None, int | None, str | 
     except OSError:
         return "w8a8", None, None
     text = head + b"\n" + tail
-    match = _QUANT_TYPE.search(text)
+    match = re.search(_QUANT_TYPE, text)
     if match is not None:
         kind = match.group(1).decode("utf-8", "replace").lower()
     else:
         counts: dict[bytes, int] = {}
-        for value in _TENSOR_TYPE.findall(head):
+        for value in re.findall(_TENSOR_TYPE, head):
             if value.upper() != b"FLOAT":
                 counts[value] = counts.get(value, 0) + 1
         kind = max(counts, key=lambda value: counts[value]).decode("utf-8", "replace").lower() if counts else "w8a8"
     kind = kind.removesuffix("_dynamic").removesuffix("_static") or "w8a8"
-    if _KV_C8.search(text) and kind == "w8a8":
+    if re.search(_KV_C8, text) and kind == "w8a8":
         kind = "w8a8c8"
-    group = _GROUP_SIZE.search(text)
-    version = _QUANT_VERSION.search(text)
+    group = re.search(_GROUP_SIZE, text)
+    version = re.search(_QUANT_VERSION, text)
     return (kind, int(group.group(1)) if group else None,
             version.group(1).decode("utf-8", "replace") if version else None)
 

@@ -55,7 +55,7 @@ UNUSED_SUPPRESSION = RuleMeta(
 """QL901: the linter's own rule for suppressions that suppress nothing."""
 
 _COMMENT = re.compile(r"^#\s*qlint:\s*(?P<kind>disable-file|disable)(?![\w-])(?P<rest>.*)$")
-_CODE = re.compile(r"[^\s,]+")
+_CODE = r"[^\s,]+"  # compiled on first use (re's cache): only with a suppression comment
 
 
 def is_suppression_comment(text: str) -> bool:
@@ -141,7 +141,7 @@ def parse_suppressions(parsed: ParsedScript) -> list[Suppression]:
             reason = reason_text.strip() or None
         codes = []
         if well_formed:
-            for token in _CODE.finditer(codes_text):
+            for token in re.finditer(_CODE, codes_text):
                 column = comment.span.column + offset + token.start()
                 span = Span(comment.span.line, column, comment.span.line, column + len(token.group()))
                 codes.append(Code(token.group(), span, find_rule(token.group())))

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-
 from qlint.record import record
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact

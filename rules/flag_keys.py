@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text
 from qlint.rules import kit
@@ -72,7 +70,8 @@ def unknown_key(scope: Scope):
                 if parent is not None and known[parent].type not in ("dict", "any"):
                     continue  # a value of the wrong type: QL106 reports it
                 if sub.closed:
-                    close = difflib.get_close_matches(dotted, list(known), n=1)
+                    from difflib import get_close_matches  # imported when a spelling is wrong
+                    close = get_close_matches(dotted, list(known), n=1)
                     hint = f"; did you mean {close[0]}?" if close else ""
                     hint_zh = f"；是否想写 {close[0]}？" if close else ""
                     yield Finding(UNKNOWN_KEY, Text(

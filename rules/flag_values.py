@@ -4,7 +4,6 @@ JSON sub-config values of each release.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 
@@ -75,7 +74,7 @@ def _type_ok(kind: str, value) -> bool:
 _HUMAN_READABLE_INTS = frozenset({
     "--max-model-len", "--max-num-batched-tokens", "--kv-cache-memory-bytes", "--safetensors-prefetch-block-size",
 })
-_HUMAN_INT = re.compile(r"\d+(?:\.\d+)?[kmgt]|\d+[KMGT]")
+_HUMAN_INT = r"\d+(?:\.\d+)?[kmgt]|\d+[KMGT]"  # compiled on first use (re's cache)
 
 
 def _human_readable_int_ok(name: str, text: str) -> bool:
@@ -84,7 +83,7 @@ def _human_readable_int_ok(name: str, text: str) -> bool:
         return False
     if name == "--max-model-len" and text.lower() == "auto":
         return True
-    return _HUMAN_INT.fullmatch(text) is not None
+    return re.fullmatch(_HUMAN_INT, text) is not None
 
 
 # --additional-config is a plain dict read with additional_config.get(key, default): vllm-ascend
@@ -176,7 +175,8 @@ def _release_value(option, fact, release):
             ), option.value.span, sources=_cited(fact))
             return
     elif fact.kind == "choice" and fact.choices and text not in fact.choices:
-        close = difflib.get_close_matches(text, list(fact.choices), n=1)
+        from difflib import get_close_matches  # imported when a spelling is wrong
+        close = get_close_matches(text, list(fact.choices), n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
         hint_zh = f"；是否想写 {close[0]}？" if close else ""
         shown = ", ".join(fact.choices[:12]) + (", ..." if len(fact.choices) > 12 else "")
@@ -261,7 +261,8 @@ def bad_value(scope: Scope):
                 zh=f"{option.spelled} 需要数值，实际为 {text!r}",
             ), option.value.span)
         elif spec.type == "choice" and spec.choices and text not in spec.choices:
-            close = difflib.get_close_matches(text, spec.choices, n=1)
+            from difflib import get_close_matches  # imported when a spelling is wrong
+            close = get_close_matches(text, spec.choices, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             hint_zh = f"；是否想写 {close[0]}？" if close else ""
             yield Finding(
@@ -304,7 +305,8 @@ def bad_value(scope: Scope):
                 # speculative methods grow with every vLLM release: the list is vLLM 0.23.0's
                 open_list = key_spec.key == "method"
                 shown = ", ".join(key_spec.choices[:8]) + (", ..." if len(key_spec.choices) > 8 else "")
-                close = difflib.get_close_matches(compare, key_spec.choices, n=1)
+                from difflib import get_close_matches  # imported when a spelling is wrong
+                close = get_close_matches(compare, key_spec.choices, n=1)
                 hint = f"; did you mean {close[0]}?" if close else ""
                 hint_zh = f"；是否想写 {close[0]}？" if close else ""
                 yield Finding(

@@ -4,7 +4,6 @@ Values and sub-config keys are ``flag_values`` (QL105) and ``flag_keys`` (QL106)
 
 from __future__ import annotations
 
-import difflib
 from functools import lru_cache
 
 from qlint.knowledge.text import Text
@@ -90,7 +89,8 @@ def _json_error_text(option) -> Text:
 def _closest_option(candidate: str, names: tuple[str, ...]) -> list[str]:
     """The closest known option name (difflib, cutoff 0.75), once per distinct misspelling and
     release: a script repeating one unknown flag 10,000 times pays for one search."""
-    return difflib.get_close_matches(candidate, names, n=1, cutoff=0.75)
+    from difflib import get_close_matches  # imported when a spelling is wrong
+    return get_close_matches(candidate, names, n=1, cutoff=0.75)
 
 @check(UNKNOWN_FLAG)
 def unknown_flag(scope: Scope):

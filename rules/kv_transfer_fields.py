@@ -10,7 +10,6 @@ Sources: vllm-ascend v0.23.0 ``vllm_ascend/platform.py``, ``vllm_ascend/distribu
 
 from __future__ import annotations
 
-import difflib
 import json
 
 from qlint.knowledge.text import Text
@@ -201,7 +200,8 @@ def unknown_connector(scope: Scope):
     if not isinstance(name, str) or name in known:
         return
     span = kit.span_of(scope.serve, "--kv-transfer-config", "kv_connector")
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+    from difflib import get_close_matches  # imported when a spelling is wrong
+    close = get_close_matches(name, known, n=1, cutoff=0.8)
     lowered = [k for k in known if k.lower() == name.lower()]
     suggestion = (lowered or close or [None])[0]
     error = "'Unsupported connector type'"

@@ -21,7 +21,7 @@ from qlint.rules.plan import DockerRun
 
 SUFFIX_HARDWARE = {"-a3": "a3", "-310p": "310p", None: "a2"}
 HARDWARE_SUFFIX = {"a3": "-a3", "310p": "-310p", "a2": ""}
-_DAVINCI = re.compile(r"^/dev/davinci(\d+)$")
+_DAVINCI = r"^/dev/davinci(\d+)$"  # compiled on first use (re's cache): only with --device
 
 IMAGE_HARDWARE = RuleMeta(
     id="QL510",
@@ -112,7 +112,7 @@ def image_hardware(scope: Scope):
         if parsed is None or parsed[1] is not None:
             continue
         high = [(int(m.group(1)), device) for device in command.devices
-                if device.text and (m := _DAVINCI.match(device.text)) and int(m.group(1)) >= 8]
+                if device.text and (m := re.match(_DAVINCI, device.text)) and int(m.group(1)) >= 8]
         if high:
             index, device = max(high, key=lambda item: item[0])
             yield Finding(

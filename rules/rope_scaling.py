@@ -12,7 +12,6 @@ level or under ``text_config`` (Qwen3.5/3.6 multimodal checkpoints).
 
 from __future__ import annotations
 
-
 from packaging.version import Version
 
 from qlint.knowledge.base import MAIN

@@ -3,8 +3,6 @@ and how to name the model with a ``# qlint: model=<id>`` directive."""
 
 from __future__ import annotations
 
-import difflib
-
 from qlint.knowledge.base import checkpoint_name, name_words
 from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -52,7 +50,8 @@ UNKNOWN_MODEL = RuleMeta(
 def _suggestions(scope: Scope, reference: str) -> list[str]:
     ids = [model.id for model in scope.kb.models]
     words = name_words(reference)
-    guesses = difflib.get_close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.4)
+    from difflib import get_close_matches  # imported when a spelling is wrong
+    guesses = get_close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.4)
     return guesses or [model.id for model in scope.kb.models if model.in_scope and model.id.lower() in words][:2]
 
 

@@ -85,7 +85,7 @@ def weight_format(scope: Scope):
         modelslim = found.tool == "modelslim" and not (words & LLM_COMPRESSOR_WORDS) and not on_disk
         origin = f"no quant_model_description.json in {local.name}" if on_disk else f"name {reference}"
         return Known(Weights(found, modelslim, origin), "model name")
-    if local is None and _PLACEHOLDER_PATH.search(reference):
+    if local is None and re.search(_PLACEHOLDER_PATH, reference, re.I):
         raise Unknown("weight_format")  # xxxxxxx/DeepSeek-R1, /path/to/model: which checkpoint is not said
     if match is not None or local is not None:
         return Known(Weights(kb.weight_format("bf16"), False, "no quantization mark"), "model name has no mark")
@@ -93,7 +93,7 @@ def weight_format(scope: Scope):
 
 
 # a model path the docs left for the reader to fill in: an all-x segment, path/to, <...>, your_...
-_PLACEHOLDER_PATH = re.compile(r"(^|/)(x{3,}|X{3,})(/|$)|path/to/|<[^>]*>|(^|/)your[-_]|\{[^}]*\}", re.I)
+_PLACEHOLDER_PATH = r"(^|/)(x{3,}|X{3,})(/|$)|path/to/|<[^>]*>|(^|/)your[-_]|\{[^}]*\}"  # compiled on first use (re's cache)
 
 
 @fact("quantized_weights", requires=("weight_format",))

@@ -3,8 +3,12 @@ matches the data files, never read from a file another user could have planted."
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -77,7 +81,7 @@ def test_damaged_or_stale_blobs_are_refused(blob):
 
 
 def test_the_shipped_form_is_used_when_it_matches(tmp_path, monkeypatch):
-    target = base.write_shipped(tmp_path / "compiled.json")
+    target, _ = base.write_shipped(tmp_path)
     blobs, digest = base._blobs_and_digest()
     fields = compiled.loads(target.read_bytes(), digest, base.Record)
     assert fields is not None
@@ -97,6 +101,8 @@ def test_release_facts_never_load_a_cached_object(tmp_path, monkeypatch):
 
     directory = tmp_path / "cache"
     monkeypatch.setenv("QLINT_CACHE_DIR", str(directory))
+    monkeypatch.setattr(releases, "SHIPPED_VALIDATED", "no-such-list.json")  # the user's markers are tested
+    releases._shipped_validated.cache_clear()
     releases.facts_for.cache_clear()
     releases._release_facts.cache_clear()
     try:
@@ -118,5 +124,54 @@ def test_release_facts_never_load_a_cached_object(tmp_path, monkeypatch):
         nearest = releases.facts_for("v0.23.0-a3") or releases.facts_for("v0.23.0")
         assert nearest.release == first.release
     finally:
+        releases._shipped_validated.cache_clear()
         releases.facts_for.cache_clear()
         releases._release_facts.cache_clear()
+
+
+def test_the_shipped_files_are_current(tmp_path):
+    """knowledge/data/compiled.json and validated_releases.json are what the data files give today; when
+    this fails after a change to knowledge/data, run ``python -m qlint.knowledge.compiled`` and commit."""
+    for written in base.write_shipped(tmp_path):
+        committed = Path(base._DATA_DIR) / written.name
+        assert committed.is_file(), f"{committed.name} is missing: run python -m qlint.knowledge.compiled"
+        assert committed.read_bytes() == written.read_bytes(), (
+            f"knowledge/data/{committed.name} is stale: run python -m qlint.knowledge.compiled and commit it")
+
+
+def test_a_fresh_read_only_home_gives_the_same_findings_without_validating(tmp_path):
+    """A first run with nothing cached and nowhere to cache (read-only, empty HOME and XDG cache, as on a
+    fresh CI runner) reads the shipped knowledge: same findings as a run with a cache, no pydantic, no
+    TOML parsed, nothing written."""
+    script = tmp_path / "work" / "run.sh"  # outside any project: no pyproject.toml to read either
+    script.parent.mkdir()
+    script.write_text("# qlint: hardware=a2 vllm-ascend=v0.23.0\n"
+                      "vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 3 --max-num-seqs abc\n")
+    probe = (
+        "import sys\n"
+        "from qlint.linter.cli import entry\n"
+        f"sys.argv = ['qlint', '--format', 'json', {str(script)!r}]\n"
+        "try:\n    entry()\nexcept SystemExit as done:\n    code = done.code\n"
+        "loaded = sorted(name for name in ('pydantic', 'tomllib', 'qlint.knowledge.models') if name in sys.modules)\n"
+        "print('\\nmodules:', code, ' '.join(loaded))\n"
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "NO_COLOR": "1"}
+    env.pop("QLINT_CACHE_DIR", None)
+    home.chmod(0o555)
+    try:
+        fresh = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                               cwd=script.parent)
+    finally:
+        home.chmod(0o755)
+    assert fresh.returncode == 0, fresh.stderr
+    report, _, tail = fresh.stdout.rpartition("\nmodules:")
+    assert tail.split() == ["1"]  # exit 1 (findings), and none of pydantic, tomllib, knowledge.models loaded
+    assert list(home.iterdir()) == []  # nothing cached (as root, a read-only mode does not stop writes)
+    cached = subprocess.run([sys.executable, "-m", "qlint.linter.cli", "--format", "json", str(script)],
+                            capture_output=True, text=True, cwd=script.parent,
+                            env={**env, "QLINT_CACHE_DIR": str(tmp_path / "cache")})
+    found = json.loads(report)
+    assert {item["rule"] for item in found} >= {"QL206", "QL106"}
+    assert found == json.loads(cached.stdout)

@@ -82,7 +82,7 @@ def ascend_tags_with_vllm() -> dict[str, str]:
     return {item["release"]: item.get("vllm_data") or "" for item in release_index()["releases"]}
 
 
-_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_HUMAN = r"(\d+(?:\.\d+)?)([kKmMgGtT])"  # compiled on first use (re's cache)
 _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
@@ -95,7 +95,7 @@ def human_readable_int(text: str, or_auto: bool = False) -> int | None:
     value = text.strip()
     if or_auto and (value == "-1" or value.lower() == "auto"):
         return -1
-    match = _HUMAN.fullmatch(value)
+    match = re.fullmatch(_HUMAN, value)
     if match:
         number, suffix = match.groups()
         if suffix in _DECIMAL:

@@ -12,7 +12,6 @@ multiples of the new TP under FlashComm1) it refuses and says why.
 
 from __future__ import annotations
 
-
 from qlint.knowledge.text import Text
 from qlint.record import record
 from qlint.rules.base import Edit

@@ -1,0 +1,147 @@
+"""``qlint.record``: plain classes that behave as the dataclasses they replace (init, repr, eq, hash,
+frozen, slots, replace), and the check path that no longer imports dataclasses."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from qlint.record import FrozenInstanceError, field, fields, record, replace
+
+
+@record(frozen=True, slots=True)
+class Point:
+    x: int
+    y: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PointDC:
+    x: int
+    y: int = 0
+
+
+@record
+class Bag:
+    name: str
+    items: list[str] = field(default_factory=list)
+    note: str | None = field(default=None, repr=False, compare=False)
+    seen: int = 0
+
+    def __post_init__(self) -> None:
+        self.seen += 1
+
+
+@record(slots=True)
+class Base:
+    kind: str
+    size: int = 1
+
+
+@record(slots=True)
+class Child(Base):
+    extra: list[int] = field(default_factory=list)
+
+
+def test_init_repr_eq_and_hash_as_dataclasses():
+    assert repr(Point(1, 2)) == "Point(x=1, y=2)" == repr(PointDC(1, 2)).replace("PointDC", "Point")
+    assert Point(1) == Point(x=1, y=0) and Point(1) != Point(2) and Point(1) != PointDC(1)
+    assert hash(Point(3, 4)) == hash(PointDC(3, 4)) == hash((3, 4))  # same set orders as before
+    assert {Point(1), Point(1), Point(2)} == {Point(1), Point(2)}
+    with pytest.raises(TypeError):
+        hash(Bag("a"))  # mutable records are unhashable, as dataclasses with eq
+
+
+def test_frozen_records_refuse_assignment_and_slots_have_no_dict():
+    point = Point(1)
+    with pytest.raises(FrozenInstanceError):
+        point.x = 2  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del point.y  # type: ignore[misc]
+    assert not hasattr(point, "__dict__") and Point.__slots__ == ("x", "y")
+    assert isinstance(FrozenInstanceError("x"), AttributeError)
+
+
+def test_defaults_factories_post_init_and_compare_false():
+    first, second = Bag("a"), Bag("a")
+    assert first.items == [] and first.items is not second.items  # a fresh list each
+    assert first.seen == 1  # __post_init__ ran
+    assert Bag("a", note="x") == Bag("a", note="y")  # compare=False
+    assert "note" not in repr(Bag("a", note="x")) and "items=[]" in repr(first)
+    assert Bag.seen == 0 and "items" not in Bag.__dict__  # class attributes as dataclasses leave them
+
+
+def test_inheritance_orders_fields_base_first():
+    child = Child("k", 2, [1])
+    assert (child.kind, child.size, child.extra) == ("k", 2, [1])
+    assert [item.name for item in fields(Child)] == ["kind", "size", "extra"]
+    assert Child.__slots__ == ("extra",) and not hasattr(child, "__dict__")
+    assert repr(child) == "Child(kind='k', size=2, extra=[1])"
+    assert Child("k") != Base("k")  # another class is never equal
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: Point(), "missing required argument: 'x'"),
+    (lambda: Point(1, 2, 3), "takes 2 positional arguments but 3 were given"),
+    (lambda: Point(1, x=2), "multiple values for argument 'x'"),
+    (lambda: Point(1, z=2), "unexpected keyword argument 'z'"),
+])
+def test_bad_arguments_are_type_errors(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+def test_replace_builds_through_init_and_fields_refuses_other_objects():
+    bag = Bag("a", ["x"], seen=5)
+    copy = replace(bag, name="b")
+    assert (bag.seen, copy.name, copy.items, copy.seen) == (6, "b", ["x"], 7)  # __post_init__ ran again
+    assert replace(Point(1, 2), y=3) == Point(1, 3)
+    with pytest.raises(TypeError):
+        replace(Point(1), z=1)
+    with pytest.raises(TypeError):
+        fields(PointDC)
+
+
+def test_mutable_defaults_and_class_variables_are_refused():
+    with pytest.raises(ValueError):
+        @record
+        class Wrong:
+            items: list[int] = []  # noqa: RUF012 - the mistake under test
+
+    with pytest.raises(TypeError):
+        @record
+        class AlsoWrong:
+            count: "ClassVar[int]" = 0  # noqa: F821
+
+
+def test_a_plain_run_imports_no_code_generation_and_no_validation(tmp_path):
+    """``qlint FILE`` outside any project: no dataclasses (exec at import), no pydantic or TOML parser
+    (the knowledge ships compiled), none of the heavy modules only some paths need. (pathlib is not
+    checked: an editable install's import hook loads it; benchmarks/cold_start.py measures the wheel.)"""
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 3\n")
+    probe = textwrap.dedent(f"""
+        import sys
+        from qlint.linter.cli import entry
+        sys.argv = ["qlint", {str(script)!r}]
+        try:
+            entry()
+        except SystemExit:
+            pass
+        print(" ".join(sorted(name for name in sys.modules if name.split(".")[0] in {{
+            "dataclasses", "inspect", "pydantic", "tomllib", "click", "ast", "typing_extensions"}}
+            or name in ("qlint.knowledge.models", "difflib"))))
+    """)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "NO_COLOR": "1"}
+    env.pop("QLINT_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "QL206" in done.stdout  # it did lint (TP 3 does not divide the KV heads)
+    assert done.stdout.splitlines()[-1] == ""
