@@ -39,15 +39,6 @@ class Layout:
     item_separator: str | None = None
     key_separator: str | None = None
 
-    def __init__(self, values: dict[str, tuple[int, int]] | None = None, entries: dict[str, tuple[int, int]] | None = None,
-                 objects: dict[str, tuple[int, bool]] | None = None, item_separator: str | None = None,
-                 key_separator: str | None = None) -> None:
-        self.values = {} if values is None else values
-        self.entries = {} if entries is None else entries
-        self.objects = {} if objects is None else objects
-        self.item_separator = item_separator
-        self.key_separator = key_separator
-
 
 def layout(text: str) -> Layout:
     """The layout of a JSON text that is already known to be valid (call ``json.loads`` first).

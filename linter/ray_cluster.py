@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from qlint.record import field, record
 from qlint.rules.plan import EnvSetting, LaunchPlan, RayStartCommand, ServeCommand, Value
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def _int(value: Value | None) -> int | None:
     return None if value is None else value.as_int()
 
 
-@dataclass
+@record
 class RayNode:
     """One ``ray start``: the head or a worker, in the script that runs it."""
 
@@ -130,7 +130,7 @@ class RayNode:
         return None
 
 
-@dataclass
+@record
 class RayServe:
     """A ``vllm serve --distributed-executor-backend ray`` and the node whose script runs it."""
 
@@ -139,7 +139,7 @@ class RayServe:
     node: RayNode | None
 
 
-@dataclass
+@record
 class RayCluster:
     """A head and the workers that name its port; ``serves`` are the Ray-backed engines on its nodes."""
 

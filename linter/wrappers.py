@@ -165,7 +165,7 @@ def _remote_shell(rest: list) -> list | None:
         tokens = rest[0].value.split()
         if any(_remote_syntax(token) for token in tokens):
             return None
-        from dataclasses import replace  # one word split in words that all point at it
+        from qlint.record import replace  # one word split in words that all point at it
 
         rest = [replace(rest[0], raw=token, value=token, node=None, content_start=None) for token in tokens]
     if not rest or _name(rest[0]) not in SHELLS or any(_remote_syntax(word.value) for word in rest):

@@ -88,17 +88,6 @@ class JsonValue:
     key_separator: str = ": "
     quote: str | None = None
 
-    def __init__(self, data: Any, key_spans: dict[str, Span] | None = None, entry_spans: dict[str, Span] | None = None,
-                 objects: dict[str, tuple[Span, bool]] | None = None, item_separator: str = ", ",
-                 key_separator: str = ": ", quote: str | None = None) -> None:
-        self.data = data
-        self.key_spans = {} if key_spans is None else key_spans
-        self.entry_spans = {} if entry_spans is None else entry_spans
-        self.objects = {} if objects is None else objects
-        self.item_separator = item_separator
-        self.key_separator = key_separator
-        self.quote = quote
-
     def get(self, dotted: str, default: Any = None) -> Any:
         node = self.data
         if "." not in dotted:  # the common case: a top-level key

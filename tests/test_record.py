@@ -145,3 +145,57 @@ def test_a_plain_run_imports_no_code_generation_and_no_validation(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "QL206" in done.stdout  # it did lint (TP 3 does not divide the KV heads)
     assert done.stdout.splitlines()[-1] == ""
+
+
+def _record_classes() -> list[type]:
+    import qlint.linter.cli_check  # noqa: F401 - the check path, and every rule
+    import qlint.linter.deployment  # noqa: F401
+    import qlint.rules.registry  # noqa: F401
+
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("qlint."):
+            for value in vars(module).values():
+                if isinstance(value, type) and "__record_fields__" in vars(value) and value.__module__ == name:
+                    found[f"{name}.{value.__qualname__}"] = value
+    return [found[key] for key in sorted(found)]
+
+
+def test_a_written_init_takes_exactly_the_fields_in_order():
+    """A record that writes its own ``__init__`` (the hot ones) must take every field, in declaration
+    order, by the field's name: a field added to the class but not to ``__init__`` fails here, and so
+    does a renamed parameter (``replace`` passes fields by name)."""
+    import inspect
+
+    classes = _record_classes()
+    assert len(classes) > 60
+    written = [cls for cls in classes if "__init__" in vars(cls) and vars(cls)["__init__"].__module__ != "qlint.record"]
+    assert len(written) >= 10
+    for cls in written:
+        if cls.__qualname__ == "Scope":  # built by the rule graph only, never replaced: serve= sets command
+            continue
+        parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+        assert parameters == [item.name for item in fields(cls)], cls.__qualname__
+
+
+def test_check_path_modules_use_records_not_dataclasses():
+    """dataclasses builds methods with exec at import, and its replace/fields/asdict refuse records:
+    the modules of the check path use qlint.record. The exceptions are off the check path."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    off_path = {"linter/fixer.py", "linter/generate.py", "linter/generate_nodes.py", "linter/generate_ray.py",
+                "linter/logs.py", "linter/sarif.py", "knowledge/review_release.py", "qlint/testing.py"}
+    offenders = []
+    for folder in ("rules", "linter", "knowledge", "qlint"):
+        for path in sorted((root / folder).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
+            if relative in off_path or relative.startswith("knowledge/extract/"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if "dataclasses" in names:
+                    offenders.append(f"{relative}:{node.lineno}")
+    assert offenders == [], "use qlint.record (record, field, replace, fields) in " + ", ".join(offenders)
