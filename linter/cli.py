@@ -118,9 +118,9 @@ def _start_up() -> None:
     _STARTED = True
     gc.disable()
     try:
-        import qlint.rules.registry  # noqa: F401 - the rules (the first lint imports them anyway)
+        import qlint.rules.registry  # noqa: F401 - the rules and the reader: the first lint imports them anyway
         from qlint.knowledge.base import KnowledgeError, load
-        from qlint.linter import cli_check  # noqa: F401
+        from qlint.linter import cli_check, lint  # noqa: F401
 
         try:
             load()
