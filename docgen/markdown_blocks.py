@@ -11,14 +11,12 @@ no language.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from markdown_it import MarkdownIt
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.lint import LintResult, Policy, lint_text
 from qlint.linter.source import InputError
-from qlint.record import replace
+from qlint.record import field, record, replace
 from qlint.rules.base import Edit, Finding, Fix
 from qlint.rules.graph import Settings
 from qlint.rules.plan import Span
@@ -27,7 +25,7 @@ SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "console", "zsh", "ksh", "sh
 """Info-string languages read as shell (the first word of the info string, any case)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodeBlock:
     """A fenced code block.
 
@@ -74,7 +72,7 @@ def shell_blocks(text: str) -> list[CodeBlock]:
     return [block for block in code_blocks(text) if block.is_shell]
 
 
-@dataclass
+@record
 class BlockResult:
     """The lint result of one block, with spans already moved into the Markdown file."""
 
@@ -82,7 +80,7 @@ class BlockResult:
     result: LintResult
 
 
-@dataclass
+@record
 class MarkdownResult:
     """Findings of every shell block of one Markdown file."""
 
