@@ -111,6 +111,8 @@ COLLIDE_FIXES = {
 @check(COLLIDE)
 def collide(scope: Scope):
     """The engines of this script's node, as the topology sees them (``Topology.collisions``)."""
+    if len(scope.plan.serve_commands()) < 2:
+        return  # one engine collides with nothing (and reading its layout would cost every lint)
     topology = kit.node_topology(scope)
     for problem in topology.collisions(scope.plan.path):
         engine = problem.share.engine if problem.share is not None else None
