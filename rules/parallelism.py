@@ -143,14 +143,17 @@ def _node_advice(scope: Scope, tp: int, dp_local: int, pp: int, npus: int) -> Fi
         best = choices[-1]
         return Fix(Text(
             en=f"lower --tensor-parallel-size to {best} (TP {tp}{f' x PP {pp}' if pp > 1 else ''} alone needs "
-            f"{tp * pp} of the node's {npus} NPUs), or spread the model over nodes with --nnodes",
+            f"{tp * pp} of the node's {npus} NPUs), or spread the model over nodes with --nnodes or a Ray cluster "
+            "(--distributed-executor-backend ray)",
             zh=f"把 --tensor-parallel-size 降到 {best}（仅 TP {tp}{f' x PP {pp}' if pp > 1 else ''} 就需要 "
-            f"{tp * pp} 张 NPU，而节点只有 {npus} 张），或通过 --nnodes 把模型分布到多个节点",
+            f"{tp * pp} 张 NPU，而节点只有 {npus} 张），或通过 --nnodes 或 Ray 集群（--distributed-executor-backend ray）"
+            "把模型分布到多个节点",
         ))
     return Fix(Text(
         en=f"TP {tp}{f' x PP {pp}' if pp > 1 else ''} alone needs {tp * pp} NPUs: spread the model over nodes "
-        "with --nnodes",
-        zh=f"仅 TP {tp}{f' x PP {pp}' if pp > 1 else ''} 就需要 {tp * pp} 张 NPU：通过 --nnodes 把模型分布到多个节点",
+        "with --nnodes or a Ray cluster (--distributed-executor-backend ray)",
+        zh=f"仅 TP {tp}{f' x PP {pp}' if pp > 1 else ''} 就需要 {tp * pp} 张 NPU：通过 --nnodes 或 Ray 集群"
+        "（--distributed-executor-backend ray）把模型分布到多个节点",
     ))
 
 
