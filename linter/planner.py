@@ -445,7 +445,7 @@ def _ray_options(source: SourceText, words: list[Word]) -> dict[str, list[Value]
 def _address_port(source: SourceText, words: list[Word]) -> Value | None:
     """The ``PORT`` of a literal ``--address HOST:PORT`` / ``--address=HOST:PORT``, spanning its digits."""
     for index, word in enumerate(words):
-        text = word.value or ""
+        text = word.value if word.value is not None else word.raw
         if text == "--address" and index + 1 < len(words):
             holder, offset = words[index + 1], 0
         elif text.startswith("--address="):
@@ -454,13 +454,45 @@ def _address_port(source: SourceText, words: list[Word]) -> Value | None:
             continue
         value = holder.value
         if value is None:
-            return None
+            return _symbolic_port(holder)
         _, colon, port = value[offset:].rpartition(":")
         if not colon or not port.isdigit():
             return None
         span = _sub_span(source, holder, len(value) - len(port), len(value))
         return Value(port, span, raw=port) if span is not None else None
     return None
+
+
+def _symbolic_port(word: Word) -> Value | None:
+    """The literal ``:PORT`` tail of a word whose host is a variable (``"${HEAD_IP:?...}:6379"``): the digits of
+    the last literal piece of its tree-sitter node, with their span (None when the text does not map 1:1)."""
+    walker, node = word.walker, word.node
+    if walker is None or node is None or walker.coarse is not None:
+        return None
+    pieces = [node]
+    last = None
+    while pieces:
+        current = pieces.pop()
+        if current.type in ("string_content", "word") and current.end_byte == _literal_end(node):
+            last = current
+        pieces.extend(current.children)
+    if last is None:
+        return None
+    text = walker.text(last)
+    head, colon, port = text.rpartition(":")
+    if not colon or not port.isdigit():
+        return None
+    return Value(port, walker.map(last.end_byte - len(port), last.end_byte), raw=port)
+
+
+def _literal_end(node) -> int:
+    """Where the word's text ends, inside its closing quote when it ends in one."""
+    end = node.end_byte
+    while node.children:
+        node = node.children[-1]
+        if node.type == '"':
+            return node.start_byte
+    return end
 
 
 def _part_value(part) -> Value:

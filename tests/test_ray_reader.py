@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from qlint.linter.lint import lint_bytes
 from qlint.linter.ray_cluster import clusters, ray_backend, split_address
 from qlint.rules.plan import RayStartCommand, Span, Value
@@ -118,3 +120,24 @@ def test_any_ray_start_words_read_and_lint_without_error(nodes, hardware):
     for cluster in clusters(plans):
         for node in cluster.nodes:
             node.offered_npus(), node.target(), node.port
+
+
+@pytest.mark.parametrize("line", [
+    'ray start --address="${NODE0_IP:?set NODE0_IP to the address of node node0}:6390" --block',
+    'ray start --address "$HEAD:6390"',
+    'ray start --address=$HEAD:6390',
+    "bash -c 'ray start --address=\"$HEAD:6390\"'",
+    'ray start --address="$HEAD":6390',
+    'ray start --address=10.0.0.1:6390',
+    'ray start --address="${HEAD_IP:?设置 HEAD_IP}:6390"',
+])
+def test_the_port_of_an_address_has_its_own_span_when_the_host_is_a_variable(line):
+    start, = starts(line + "\n")
+    port = start.address_port
+    assert port is not None and port.text == "6390"
+    assert line[port.span.column - 1:port.span.end_column - 1] == "6390"
+
+
+def test_a_port_that_is_not_written_literally_has_no_span():
+    start, = starts('ray start --address="$HEAD:$PORT"\n')
+    assert start.address_port is None
