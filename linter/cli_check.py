@@ -202,14 +202,19 @@ def deployment_groups(analysed: list) -> list[list[Analysed]]:
 def deploy(group: list[Analysed], settings, kb, launcher):
     """The deployment pass over one group: templates per rank, then the cross-file rules."""
     from qlint.linter.deployment import lint_deployment
+    from qlint.linter.fixes import mark_by_hand, own_fix_keys
 
     inputs = []
+    applied: set[tuple] = set()  # the fixes the per-file fixer applies (before the deployment pass adds any)
     for item in group:
         assert item.result.source is not None, item.display  # analyse() keeps only files it read
         inputs.append((item.display, item.result.source.data))
+        applied |= own_fix_keys(item.display, item.result.findings)
     policies = {item.display: item.policy for item in group}
     effectives = {item.display: item.effective for item in group}
     results = lint_deployment(inputs, settings, kb, launcher, policies, [item.result for item in group])
+    for result in results:  # the deployment pass's fixes (and a template rank's) are not the file's own
+        mark_by_hand(result.findings, applied)
     return [(result, effectives[result.path]) for result in results]
 
 

@@ -121,3 +121,22 @@ def fixes_to_apply(findings: list[Finding], unsafe: bool = False) -> list[Fix]:
 def fix_edits(findings: list[Finding], unsafe: bool = False) -> list[Edit]:
     """All edits of fixable findings (safe ones, plus unsafe when asked)."""
     return [edit for fix in fixes_to_apply(findings, unsafe) for edit in fix.edits]
+
+
+def finding_key(finding: Finding) -> tuple:
+    """What tells two evaluations' findings apart: rule, file, span and message."""
+    return (finding.rule.id, finding.path, finding.span, finding.message)
+
+
+def own_fix_keys(path: str, findings: list[Finding]) -> set[tuple]:
+    """The findings with edits that the per-file fixer (``fixer.fix_bytes``) considers for ``path``."""
+    return {finding_key(f) for f in findings if f.path == path and f.fix is not None and f.fix.edits}
+
+
+def mark_by_hand(findings: list[Finding], applied: set[tuple]) -> None:
+    """Mark the fixes with edits whose finding is not in ``applied`` as ``by_hand`` (a copy of the
+    fix, so a Fix shared elsewhere keeps its label): ``--fix`` will not apply them in this run."""
+    for finding in findings:
+        fix = finding.fix
+        if fix is not None and fix.edits and not fix.by_hand and finding_key(finding) not in applied:
+            finding.fix = Fix(fix.description, fix.edits, fix.safety, fix.description_zh, by_hand=True)

@@ -124,16 +124,20 @@ class Fix:
     """A fix: what it does (one line) and the edits. No edits: advice only.
 
     ``description`` may be given as ``Text`` (English and Chinese); it is then
-    stored as the English ``description`` plus ``description_zh``.
+    stored as the English ``description`` plus ``description_zh``. ``by_hand`` is set by
+    ``qlint check`` on a fix with edits that ``--fix``/``--unsafe-fixes`` will not apply in
+    this run (``fixes.mark_by_hand``): the text report then says so instead of naming a flag.
     """
 
     description: str
     edits: list[Edit]
     safety: Literal["safe", "unsafe"]
     description_zh: str | None
+    by_hand: bool
 
     def __init__(self, description: str | Text, edits: list[Edit] | None = None,
-                 safety: Literal["safe", "unsafe"] = "safe", description_zh: str | None = None) -> None:
+                 safety: Literal["safe", "unsafe"] = "safe", description_zh: str | None = None,
+                 by_hand: bool = False) -> None:
         if isinstance(description, Text):
             description_zh = description.zh
             description = description.en
@@ -141,6 +145,7 @@ class Fix:
         self.edits = [] if edits is None else edits
         self.safety = safety
         self.description_zh = description_zh
+        self.by_hand = by_hand
 
     def describe(self, lang: str = "en") -> str:
         """The description in ``lang`` (English when no Chinese text was given)."""
@@ -153,10 +158,15 @@ class Fix:
         return bool(self.edits)
 
     def label(self, lang: str = "en") -> str:
-        """How a reporter introduces it: ``fix``, ``fix (unsafe)`` or ``advice`` (in ``lang``)."""
+        """How a reporter introduces it: ``fix``, ``fix (unsafe, --unsafe-fixes)`` or ``advice`` (in
+        ``lang``); a fix ``by_hand`` names no flag: ``fix (by hand)``, ``fix (unsafe, by hand)``."""
         zh = lang.startswith("zh")
         if not self.edits:
             return "建议" if zh else "advice"
+        if self.by_hand:
+            if self.safety == "unsafe":
+                return "修复（不安全，需手动修改）" if zh else "fix (unsafe, by hand)"
+            return "修复（需手动修改）" if zh else "fix (by hand)"
         if self.safety == "unsafe":
             return "修复（不安全，需 --unsafe-fixes）" if zh else "fix (unsafe, --unsafe-fixes)"
         return "修复" if zh else "fix"
