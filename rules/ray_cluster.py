@@ -67,6 +67,7 @@ def _scope_for(scope: Scope, node: RayNode) -> Scope:
 
 ADDRESS = RuleMeta(
     id="QL620",
+    faq="ray-multi-node",
     name="ray-worker-address",
     groups=("ray", "parallelism"),
     severity="error",
@@ -167,6 +168,7 @@ def worker_address(scope: Scope):
 
 ON_WORKER = RuleMeta(
     id="QL621",
+    faq="ray-multi-node",
     name="ray-serve-on-worker",
     groups=("ray", "parallelism"),
     severity="warning",
@@ -190,6 +192,7 @@ ON_WORKER = RuleMeta(
 
 PER_CLUSTER = RuleMeta(
     id="QL622",
+    faq="ray-multi-node",
     name="ray-engines-per-cluster",
     groups=("ray", "parallelism"),
     severity="error",
@@ -259,6 +262,7 @@ def engines_per_cluster(scope: Scope):
 
 NPUS = RuleMeta(
     id="QL623",
+    faq="ray-multi-node",
     name="ray-cluster-npus",
     groups=("ray", "parallelism"),
     severity="error",
@@ -358,6 +362,7 @@ def cluster_npus(scope: Scope):
 
 NIC = RuleMeta(
     id="QL624",
+    faq="ray-multi-node",
     name="ray-nic-env-differs",
     groups=("ray", "env"),
     severity="warning",
@@ -410,6 +415,7 @@ def nic_env(scope: Scope):
 
 AFTER = RuleMeta(
     id="QL625",
+    faq="ray-multi-node",
     name="ray-env-after-start",
     groups=("ray", "env"),
     severity="warning",
@@ -580,6 +586,7 @@ def with_nnodes(scope: Scope):
 
 NUM_GPUS = RuleMeta(
     id="QL628",
+    faq="ray-multi-node",
     name="ray-num-gpus",
     groups=("ray",),
     severity="warning",
@@ -631,6 +638,7 @@ def num_gpus(scope: Scope):
 
 HOST_IP = RuleMeta(
     id="QL629",
+    faq="ray-multi-node",
     name="ray-host-ip-differs",
     groups=("ray", "env"),
     severity="error",
@@ -688,6 +696,7 @@ def host_ip_differs(scope: Scope):
 
 NOT_READ = RuleMeta(
     id="QL630",
+    faq="ray-multi-node",
     name="ray-cluster-not-read",
     groups=("ray", "parallelism"),
     severity="info",

@@ -241,11 +241,11 @@ CASES = [
     (startup_error("ValueError: Cannot provide a placement group of placement_group_specs=[{'NPU': 1.0, "
                    "'node:10.0.0.1': 0.001}, {'NPU': 1.0}] within 1800 seconds. See `ray status` and "
                    "`ray list nodes` to make sure the cluster has enough resources."),
-     "ray-placement-group-timeout", {"seconds": "1800"}, ["QL623", "QL620", "QL629", "QL628"], None),
+     "ray-placement-group-timeout", {"seconds": "1800"}, ["QL623", "QL620", "QL629", "QL628"], "ray-multi-node"),
     (startup_error("ValueError: Current node has no NPU available. current_node_resource={'CPU': 192.0}. vLLM "
                    "engine cannot start without NPU. Make sure you have at least 1 NPU available in a node "
                    "current_node_id='ab12' current_ip='10.0.0.2'."),
-     "ray-no-npu-on-driver", {"device": "NPU"}, ["QL621", "QL628"], None),
+     "ray-no-npu-on-driver", {"device": "NPU"}, ["QL621", "QL628"], "ray-multi-node"),
     (config_error("ValueError: nnodes > 1 can only be set when distributed executor backend is mp, uni or "
                   "external_launcher."),
      "ray-with-nnodes", {}, ["QL627"], None),
