@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the lint path imports these lazily
 
 DIFFS: list[str] = []
 """Files for which --diff printed a change (this process)."""
+_BOM = b"\xef\xbb\xbf"
 
 
 @record(frozen=True)
@@ -110,9 +111,12 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
                     seen.add(os.path.abspath(other))
                     analysed.append((analyse(other, cache, chosen, settings, kb, quiet_mode, True, notices, inline),
                                      ("extra",)))
+    for item, origin in analysed:  # --fix rewrites the files it was given (stdin and --with-deployment's never)
+        if item is not None and origin[0] in ("dir", "named") and item.path != "-":
+            item.writable = True
     checked = []  # (LintResult, Effective)
     for members in deployment_groups([(item, origin) for item, origin in analysed if item is not None]):
-        checked += deploy(members, settings, kb, chosen_launcher)
+        checked += deploy(members, settings, kb, chosen_launcher, mode, quiet, notices)
     results = [result for result, _ in checked]
     report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
            show_suppressed=show_suppressed, color=use_color(color), lang=lang or default_lang())
@@ -133,6 +137,13 @@ class Analysed:
     result: LintResult
     policy: Policy
     effective: Effective
+    read: bytes = b""  # the bytes read from the file (before any fix)
+    writable: bool = False  # --fix may rewrite it (a file given, or in a directory given)
+
+    def data(self) -> bytes:
+        """The file's bytes as ``result`` was linted from (with --fix: as written; with --diff: as it would be)."""
+        assert self.result.source is not None, self.display
+        return (_BOM if self.read.startswith(_BOM) else b"") + self.result.source.data
 
 
 def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
@@ -155,10 +166,11 @@ def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
     def lint(content: bytes):
         return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
 
-    result = lint_path(path, display, lint, mode, quiet, notices)
-    if result is None:
+    read_back = lint_path(path, display, lint, mode, quiet, notices)
+    if read_back is None:
         return None
-    return Analysed(path, display, result, policy, effective)
+    result, data = read_back
+    return Analysed(path, display, result, policy, effective, data)
 
 
 def deployment_files(item: Analysed, walk) -> list[str]:
@@ -199,23 +211,87 @@ def deployment_groups(analysed: list) -> list[list[Analysed]]:
     return groups
 
 
-def deploy(group: list[Analysed], settings, kb, launcher):
-    """The deployment pass over one group: templates per rank, then the cross-file rules."""
-    from qlint.linter.deployment import lint_deployment
+def deploy(group: list[Analysed], settings, kb, launcher, mode: FixMode | None = None, quiet=True, notices=None):
+    """The deployment pass over one group: templates per rank, then the cross-file rules; with --fix or
+    --diff, the deployment's own fixes applied to the files given (``fix_deployment``), then written
+    together or shown as one diff per file."""
+    from qlint.linter.deployment import is_template, lint_deployment
     from qlint.linter.fixes import mark_by_hand, own_fix_keys
+    from qlint.linter.lint import lint_bytes
 
-    inputs = []
-    applied: set[tuple] = set()  # the fixes the per-file fixer applies (before the deployment pass adds any)
-    for item in group:
-        assert item.result.source is not None, item.display  # analyse() keeps only files it read
-        inputs.append((item.display, item.result.source.data))
-        applied |= own_fix_keys(item.display, item.result.findings)
     policies = {item.display: item.policy for item in group}
     effectives = {item.display: item.effective for item in group}
-    results = lint_deployment(inputs, settings, kb, launcher, policies, [item.result for item in group])
-    for result in results:  # the deployment pass's fixes (and a template rank's) are not the file's own
-        mark_by_hand(result.findings, applied)
+
+    def evaluate(contents: dict[str, bytes] | None):
+        """Lint the group (``contents``: path -> bytes; None: as analyse() read it): the results, and the
+        keys of each file's own fixes (those the per-file fixer applies)."""
+        own: set[tuple] = set()
+        if contents is None:
+            inputs = [(item.display, item.data()) for item in group]
+            first = [item.result for item in group]
+        else:
+            inputs = [(item.display, contents[item.display]) for item in group]
+            first = [lint_bytes(path, data, settings=settings, kb=kb, policy=policies[path]) for path, data in inputs]
+        for result in first:
+            if result.error is None:
+                own |= own_fix_keys(result.path, result.findings)
+        if any(result.error is not None or result.source is None for result in first):
+            return first, own
+        return lint_deployment(inputs, settings, kb, launcher, policies, first), own
+
+    results, own = evaluate(None)
+    # the files the deployment fixer may change: given to --fix, not a DP template (a rank's value is not the file's)
+    deployable = {item.display for item, result in zip(group, results)
+                  if item.writable and result.plan is not None and not is_template(result.plan)}
+    if mode is not None and (mode.write or mode.diff):
+        results = _fix_group(group, results, own, evaluate, deployable, mode, quiet, notices)
+    for result in results:  # what --fix will not apply: not a file's own fix, nor one the deployment fixer takes
+        mark_by_hand(result.findings, own, result.path if result.path in deployable else None)
     return [(result, effectives[result.path]) for result in results]
+
+
+def _fix_group(group: list[Analysed], results, own, evaluate, deployable, mode: FixMode, quiet, notices):
+    """Apply the deployment fixes of one group; write the changed files together (--fix) or print
+    each file's whole diff (--diff). Returns the results to report."""
+    from qlint.linter.fix_deployment import fix_deployment
+    from qlint.linter.fixer import unified_diff, write_all
+
+    zh = mode.lang.startswith("zh")
+    current = {item.display: item.data() for item in group}
+    outcome = fix_deployment(current, results, own, evaluate, deployable, unsafe=mode.unsafe) if deployable \
+        else None
+    if outcome is not None and outcome.rolled_back:
+        echo("部署的修复会留下 bash 无法解析的脚本；文件保持不变" if zh
+             else "deployment fixes would leave a script bash cannot parse; files left unchanged", err=True)
+    changed = outcome.data if outcome is not None and not outcome.rolled_back else {}
+    if mode.diff:
+        for item in group:
+            after = changed.get(item.display, current[item.display])
+            if after != item.read:
+                echo(unified_diff(item.display, item.read, after), nl=False)
+                DIFFS.append(item.display)
+        return outcome.results if changed and outcome is not None else results
+    if not changed or outcome is None:
+        return results
+    by_display = {item.display: item for item in group}
+    try:
+        write_all([(by_display[path].path, data, current[path]) for path, data in changed.items()])
+    except OSError as error:
+        from qlint.linter.sarif import Notice
+
+        where = getattr(error, "failed_path", None) or by_display[next(iter(changed))].path
+        reason = error.strerror or str(error)
+        names = ", ".join(changed)
+        message = (f"部署的修复无法写入：{reason}；{names} 均未被这些修复改动" if zh
+                   else f"cannot write the deployment's fixes: {reason}; none of {names} was changed by them")
+        if notices is not None:
+            notices.append(Notice(where, 1, 1, message))
+        echo(f"{where}:1:1: {'错误' if zh else 'error'}: {message}", err=True)
+        return results
+    if not quiet:
+        for path, count in outcome.applied.items():
+            echo(f"{path}: 修复了 {count} 个跨文件问题" if zh else f"{path}: fixed {count} deployment problem(s)", err=True)
+    return outcome.results
 
 
 def lint_path(path, display, lint, mode, quiet, notices):
@@ -237,15 +313,11 @@ def lint_path(path, display, lint, mode, quiet, notices):
     if not (mode.write or mode.diff):
         result = lint(data)
     else:
-        from qlint.linter.fixer import fix_bytes, unified_diff, write_atomic  # tempfile: only when fixing
+        from qlint.linter.fixer import fix_bytes, write_atomic  # tempfile: only when fixing
 
         outcome = fix_bytes(display, data, lint, unsafe=mode.unsafe)
-        result = outcome.result
-        if outcome.data is not None and mode.diff:
-            echo(unified_diff(display, data, outcome.data), nl=False)
-            DIFFS.append(display)
-            result = outcome.result  # what would be left after the fixes
-        elif outcome.data is not None:
+        result = outcome.result  # with --diff: what would be left after the fixes (printed by deploy())
+        if outcome.data is not None and not mode.diff:
             try:
                 write_atomic(path, outcome.data, original=data)
             except OSError as error:
@@ -259,7 +331,7 @@ def lint_path(path, display, lint, mode, quiet, notices):
                  else f"{display}: fixes would leave a script bash cannot parse; file left unchanged", err=True)
     if result.error is not None:
         return failed(result.error.line, result.error.column, result.error.message, result.error.zh)
-    return result
+    return result, data
 
 
 def __getattr__(name: str):

@@ -100,6 +100,61 @@ def write_atomic(path: str, data: bytes, original: bytes | None = None) -> None:
     group cannot be kept. The temporary file is ``.<name>.<random>.qlint``, which
     directory walks never lint, and it is removed on any failure.
     """
+    temporary, target = _prepare(path, data, original)
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def write_all(changes: list[tuple[str, bytes, bytes]]) -> None:
+    """Replace several files together: ``(path, new data, content qlint read)`` each.
+
+    Every temporary file is written and checked first (as ``write_atomic`` does), then they are
+    renamed one after the other. When any step fails, no file keeps a change: the temporary files
+    are removed, a file already renamed gets the content it had back, and the error is raised.
+    """
+    prepared: list[tuple[str, str, bytes]] = []
+    failing = ""
+    try:
+        for path, data, original in changes:
+            failing = path
+            temporary, target = _prepare(path, data, original)
+            prepared.append((temporary, target, original))
+    except BaseException as error:
+        for temporary, _, _ in prepared:
+            _remove(temporary)
+        if isinstance(error, OSError):
+            error.failed_path = failing  # type: ignore[attr-defined]  # which file stopped the write
+        raise
+    done: list[tuple[str, bytes]] = []
+    try:
+        for (temporary, target, original), (path, _, _) in zip(prepared, changes):
+            failing = path
+            os.replace(temporary, target)
+            done.append((target, original))
+    except BaseException as error:
+        if isinstance(error, OSError):
+            error.failed_path = failing  # type: ignore[attr-defined]
+        for temporary, _, _ in prepared:
+            _remove(temporary)
+        for target, original in reversed(done):
+            try:
+                write_atomic(target, original)
+            except OSError:  # pragma: no cover - the folder refused a second write; the error below says it
+                pass
+        raise
+
+
+def _remove(temporary: str) -> None:
+    if os.path.exists(temporary):
+        os.unlink(temporary)
+
+
+def _prepare(path: str, data: bytes, original: bytes | None) -> tuple[str, str]:
+    """Check that ``path`` may be replaced and write ``data`` to a temporary file beside it:
+    (temporary, target). ``WriteRefused`` (nothing left behind) when it may not."""
     target = os.path.realpath(path)
     info = os.stat(target)
     mode = stat.S_IMODE(info.st_mode)
@@ -127,11 +182,10 @@ def write_atomic(path: str, data: bytes, original: bytes | None = None) -> None:
             changed = (now.st_ino, now.st_size, now.st_mtime_ns) != (info.st_ino, info.st_size, info.st_mtime_ns)
             if changed or _content(target) != original:
                 raise WriteRefused("the file changed since qlint read it; not written (run qlint --fix again)")
-        os.replace(temporary, target)
     except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        _remove(temporary)
         raise
+    return temporary, target
 
 
 def _content(path: str) -> bytes:

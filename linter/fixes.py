@@ -133,10 +133,14 @@ def own_fix_keys(path: str, findings: list[Finding]) -> set[tuple]:
     return {finding_key(f) for f in findings if f.path == path and f.fix is not None and f.fix.edits}
 
 
-def mark_by_hand(findings: list[Finding], applied: set[tuple]) -> None:
-    """Mark the fixes with edits whose finding is not in ``applied`` as ``by_hand`` (a copy of the
-    fix, so a Fix shared elsewhere keeps its label): ``--fix`` will not apply them in this run."""
+def mark_by_hand(findings: list[Finding], applied: set[tuple], deployable: str | None = None) -> None:
+    """Mark as ``by_hand`` (on a copy of the fix) the fixes with edits that ``--fix`` will not apply: not
+    in ``applied`` (the files' own fixes) and not in ``deployable``, the file whose deployment fixes
+    ``--fix`` applies (``fix_deployment``; None when it applies none of this file's)."""
     for finding in findings:
         fix = finding.fix
-        if fix is not None and fix.edits and not fix.by_hand and finding_key(finding) not in applied:
-            finding.fix = Fix(fix.description, fix.edits, fix.safety, fix.description_zh, by_hand=True)
+        if fix is None or not fix.edits or fix.by_hand or finding_key(finding) in applied:
+            continue
+        if deployable is not None and finding.path == deployable:
+            continue
+        finding.fix = Fix(fix.description, fix.edits, fix.safety, fix.description_zh, by_hand=True)
