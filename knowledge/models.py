@@ -481,7 +481,7 @@ class LogSignature(Cited):
         return self
 
 
-_DEFECT_OPS = ("eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains")
+_DEFECT_OPS = ("eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains", "not_contains")
 
 
 class DefectCondition(Strict):
@@ -492,7 +492,7 @@ class DefectCondition(Strict):
     (``speculative.method``, ``additional_config.enable_reduce_sample``,
     ``compilation.cudagraph_mode``); ``env`` names an environment variable of the command;
     ``flag`` names a ``vllm serve`` option (dashes, long form). ``op`` compares the subject's
-    value with ``value``: ``eq ne in not_in gt ge lt le contains`` or ``set`` / ``unset``
+    value with ``value``: ``eq ne in not_in gt ge lt le contains not_contains`` or ``set`` / ``unset``
     (present or absent; for a flag, ``set`` means given and not negated); ``than`` names a second
     fact path to compare the first with, instead of ``value`` (both must be known). A condition whose
     subject is not fixed by the script (``$1``) makes the entry undecided: it is not reported.
@@ -503,7 +503,7 @@ class DefectCondition(Strict):
     fact: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
     env: str | None = Field(default=None, pattern=r"^[A-Z][A-Z0-9_]*$")
     flag: str | None = Field(default=None, pattern=r"^--[a-z0-9][a-z0-9-]*$")
-    op: Literal["eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains"] = "eq"
+    op: Literal["eq", "ne", "in", "not_in", "gt", "ge", "lt", "le", "set", "unset", "contains", "not_contains"] = "eq"
     value: bool | int | float | str | list[bool | int | float | str] | None = None
     than: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
     blame: bool = False

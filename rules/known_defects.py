@@ -270,6 +270,8 @@ def _compare(op: str, actual: Any, expected: Any) -> bool:
         if isinstance(actual, str) and isinstance(expected, str):
             return expected.lower() in actual.lower()
         return isinstance(actual, (list, dict)) and expected in actual
+    if op == "not_contains":
+        return not _compare("contains", actual, expected)
     if isinstance(actual, bool) or not isinstance(actual, (int, float)):
         return False
     return {"gt": actual > expected, "ge": actual >= expected, "lt": actual < expected,
@@ -377,7 +379,7 @@ def _condition_text(condition: Any) -> str:
     if condition.op == "unset":
         return f"{subject} unset"
     symbols = {"eq": "=", "ne": "!=", "in": "in", "not_in": "not in", "gt": ">", "ge": ">=", "lt": "<",
-               "le": "<=", "contains": "contains"}
+               "le": "<=", "contains": "contains", "not_contains": "does not contain"}
     return f"{subject} {symbols[condition.op]} {json.dumps(condition.value, ensure_ascii=False)}"
 
 
