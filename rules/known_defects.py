@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from qlint.knowledge.base import checkpoint_name, parse_version
@@ -156,6 +157,7 @@ META_BY_SEVERITY = {"error": DEFECT_ERROR, "warning": DEFECT_WARNING, "info": DE
 # -- matching --------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
@@ -429,17 +431,31 @@ def _by_severity(defects: list) -> dict[str, tuple]:
     return grouped
 
 
+_AT_RELEASE: dict[tuple[int, str, str], tuple[list, tuple]] = {}
+
+
+def _entries_at(defects: list, severity: str, tag: str) -> tuple:
+    """The entries of one severity that affect release ``tag``, computed once per knowledge base and tag."""
+    key = (id(defects), severity, tag)
+    cached = _AT_RELEASE.get(key)
+    if cached is not None and cached[0] is defects:
+        return cached[1]
+    entries = tuple(entry for entry in _by_severity(defects).get(severity, ()) if _release_in(entry, tag))
+    if len(_AT_RELEASE) > 512:
+        _AT_RELEASE.clear()
+    _AT_RELEASE[key] = (defects, entries)
+    return entries
+
+
 def _report(scope: Scope, severity: str):
     meta = META_BY_SEVERITY[severity]
-    entries = _by_severity(scope.kb.defects).get(severity, ())
-    if not entries:
+    if not _by_severity(scope.kb.defects).get(severity, ()):
         return
     tag = scope.get("version")
+    entries = _entries_at(scope.kb.defects, severity, tag)
     known_hardware = scope.known("hardware")
     hardware = known_hardware.value if known_hardware is not None else None
     for entry in entries:
-        if not _release_in(entry, tag):
-            continue
         if entry.hardware != ["any"] and hardware not in entry.hardware:
             continue  # (hardware not known: an entry for some hardware only is undecided)
         try:

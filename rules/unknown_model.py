@@ -7,6 +7,7 @@ from qlint.knowledge.base import checkpoint_name, name_words
 from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check, default_graph
+from qlint.rules.kit.spelling import close_matches
 
 UNKNOWN_MODEL = RuleMeta(
     id="QL314",
@@ -48,10 +49,9 @@ UNKNOWN_MODEL = RuleMeta(
 
 
 def _suggestions(scope: Scope, reference: str) -> list[str]:
-    ids = [model.id for model in scope.kb.models]
+    ids = tuple(model.id for model in scope.kb.models)
     words = name_words(reference)
-    from difflib import get_close_matches  # imported when a spelling is wrong
-    guesses = get_close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.4)
+    guesses = close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.4)
     return guesses or [model.id for model in scope.kb.models if model.in_scope and model.id.lower() in words][:2]
 
 

@@ -19,7 +19,23 @@ def holds(scope: Scope, name: str) -> bool:
     The release is the ``version`` fact, always a release qlint knows (an unknown one is
     checked as the nearest known one). KeyError names an unknown behaviour.
     """
-    return scope.kb.holds(name, scope.get("version"))
+    return _answer(scope.kb, "holds", name, scope.get("version"), lambda: scope.kb.holds(name, scope.get("version")))
+
+
+_ANSWERS: dict[tuple, tuple[KnowledgeBase, object]] = {}
+"""What a knowledge base says about a behaviour (``holds`` at a tag, ``first_release``): the
+records do not change while it lives, and rules ask the same question for every script."""
+
+
+def _answer(kb: KnowledgeBase, *key_and_compute):
+    *question, compute = key_and_compute
+    key = (id(kb), *question)
+    hit = _ANSWERS.get(key)
+    if hit is None or hit[0] is not kb:  # the entry holds its knowledge base: no id reuse
+        if len(_ANSWERS) > 4096:
+            _ANSWERS.clear()
+        hit = _ANSWERS[key] = (kb, compute())
+    return hit[1]
 
 
 def first_release(kb: KnowledgeBase, name: str) -> str:
@@ -27,6 +43,10 @@ def first_release(kb: KnowledgeBase, name: str) -> str:
 
     ``main`` when only the development branch has it; KeyError for an unknown name.
     """
+    return _answer(kb, "first", name, lambda: _first_release(kb, name))
+
+
+def _first_release(kb: KnowledgeBase, name: str) -> str:
     for release in kb.tagged_releases:
         if kb.holds(name, release.tag):
             return release.tag

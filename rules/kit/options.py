@@ -51,9 +51,21 @@ def head(option: Option) -> str:
     return written.split(".", 1)[0]
 
 
+_RESOLVED: dict[int, tuple[ReleaseFacts, dict[str, OptionFact | None]]] = {}
+
+
 def resolve(release: ReleaseFacts, option: Option) -> OptionFact | None:
-    name, _, _ = release.resolve(head(option))
-    return release.options.get(name) if name else None
+    """The release's option a written option resolves to (None: the release has none), looked up once
+    per release and spelling."""
+    written = head(option)
+    held = _RESOLVED.get(id(release))
+    if held is None or held[0] is not release:  # the entry holds the release: no id reuse
+        held = _RESOLVED[id(release)] = (release, {})
+    resolved = held[1]
+    if written not in resolved:
+        name, _, _ = release.resolve(written)
+        resolved[written] = release.options.get(name) if name else None
+    return resolved[written]
 
 
 def where(release: ReleaseFacts) -> str:
@@ -204,8 +216,26 @@ def rejected_keys(release: ReleaseFacts, cls: str) -> set[str]:
     return found
 
 
+_MEMO: dict[tuple, tuple[tuple, object]] = {}
+"""Key tables built from a release's facts, by the objects they are built from and the option: they are
+read, never changed, and QL105 and QL106 ask for them for every JSON option of every script."""
+
+
+def _memo(name: str, owners: tuple, build):
+    key = (name, *map(id, owners))
+    hit = _MEMO.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], owners)):  # the entry holds its owners: no id reuse
+        hit = _MEMO[key] = (owners, build())
+    return hit[1]
+
+
 def sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
-    """The release's JSON sub-config of option ``name`` with dotted keys (``pass_config.fuse_norm_quant``)."""
+    """The release's JSON sub-config of option ``name`` with dotted keys (``pass_config.fuse_norm_quant``),
+    built once per release and option."""
+    return _memo(name, (release,), lambda: _build_sub_config(release, name))
+
+
+def _build_sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
     sub = release.sub_configs.get(name)
     if sub is None:
         return None
@@ -298,7 +328,11 @@ def additional_config_spec(release: ReleaseFacts, table):
     """The hand-kept ``--additional-config`` table (``sub_configs.toml``, written for v0.23.0) with each key's
     type taken from what the release being linted reads: ``dump_config`` is a path string at v0.12.0rc1
     and a dict at v0.23.0. A key the release does not read is not type-checked; one it reads without a
-    typed default keeps the hand-kept type."""
+    typed default keeps the hand-kept type. Built once per release and table."""
+    return _memo(table.flag, (release, table), lambda: _build_additional(release, table))
+
+
+def _build_additional(release: ReleaseFacts, table):
     keys = []
     for record in table.keys:
         fact = None
