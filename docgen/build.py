@@ -136,10 +136,20 @@ class SphinxError(Exception):
 
 
 def sphinx_build(source: Path, out: Path, doctrees: Path, builder: str = "html") -> None:
-    """Build one tree with warnings as errors. Raises SphinxError with Sphinx's messages."""
+    """Build one tree with warnings as errors. Raises SphinxError with Sphinx's messages.
+
+    A tree whose sources, qdoc code, Sphinx version and builder are those of the last clean build into
+    ``out`` (the stamp in ``doctrees``) is not built again: its output is current. Anything else is
+    built from nothing (Sphinx's own incremental mode once dropped the index entries from the search
+    index), and the stamp is written only after a clean build, so a warning is never lost."""
     from sphinx.application import Sphinx
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
+    stamp_file = doctrees / "qdoc-build-stamp"
+    stamp = _build_stamp(source, builder)
+    if stamp_file.is_file() and stamp_file.read_text(encoding="utf-8") == stamp and (out / "index.html").is_file():
+        return
+    stamp_file.unlink(missing_ok=True)
     status, warnings = io.StringIO(), io.StringIO()
     try:
         with patch_docutils(source), docutils_namespace():
@@ -150,6 +160,24 @@ def sphinx_build(source: Path, out: Path, doctrees: Path, builder: str = "html")
         raise SphinxError(f"{error}\n{warnings.getvalue()}".strip()) from None
     if app.statuscode or warnings.getvalue().strip():
         raise SphinxError(warnings.getvalue().strip() or f"sphinx exited with status {app.statuscode}")
+    stamp_file.write_text(stamp, encoding="utf-8")
+
+
+def _build_stamp(source: Path, builder: str) -> str:
+    """What a build's output depends on: every file of the source tree, qdoc's own code (its Sphinx
+    extension and settings render the pages), qlint's and Sphinx's versions and the builder."""
+    import hashlib
+
+    import sphinx
+
+    from qlint import __version__
+
+    digest = hashlib.sha256(f"{__version__}\0{sphinx.__version__}\0{builder}\0".encode())
+    code = Path(__file__).parent
+    for root, files in ((code, sorted(code.glob("*.py"))), (source, sorted(p for p in source.rglob("*") if p.is_file()))):
+        for path in files:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def sphinx_build_all(jobs: list[tuple[Path, Path, Path]]) -> None:

@@ -62,6 +62,34 @@ def test_sphinx_warnings_fail_the_build(kb, tmp_path):
         sphinx_build(tmp_path / "src", tmp_path / "html", tmp_path / "doctrees")
 
 
+def test_unchanged_tree_is_not_built_again(kb, tmp_path):
+    """A second build of the same sources is skipped (its output is current); a changed page, or a
+    build that failed, builds everything again."""
+    tree = render_tree(kb, "en")
+    src, html, doctrees = tmp_path / "src", tmp_path / "html", tmp_path / "doctrees"
+
+    def write(index_text):
+        files = {path: text for path, text in tree.files.items() if not path.endswith(".md")}
+        files["index.md"] = index_text
+        for path, text in files.items():
+            (src / path).parent.mkdir(parents=True, exist_ok=True)
+            (src / path).write_text(text, encoding="utf-8")
+
+    write("# Title\n\nFirst text.\n")
+    sphinx_build(src, html, doctrees)
+    (html / "index.html").write_text("kept", encoding="utf-8")  # a rebuild would overwrite it
+    sphinx_build(src, html, doctrees)
+    assert (html / "index.html").read_text(encoding="utf-8") == "kept"
+    write("# Title\n\nSecond text.\n")
+    sphinx_build(src, html, doctrees)
+    assert "Second text." in (html / "index.html").read_text(encoding="utf-8")
+    write("# Title\n\nA [broken link](missing.md).\n")
+    with pytest.raises(SphinxError, match="missing"):
+        sphinx_build(src, html, doctrees)
+    with pytest.raises(SphinxError, match="missing"):  # the failure is not forgotten by the next build
+        sphinx_build(src, html, doctrees)
+
+
 class _Text(HTMLParser):
     """Visible prose of a page body: paragraphs, list items, cells, headings (code excluded)."""
 
