@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
-from qlint.linter.cli_report import report
+from qlint.linter.batch import PARALLEL_FROM, Job, Outcome, analyse_all, settle, slim
+from qlint.linter.cli_report import report_findings, report_group, report_notes, streams
 from qlint.record import record
 
 if TYPE_CHECKING:  # the lint path imports these lazily
@@ -92,13 +93,38 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     inline = not no_inline_suppressions
     analysed: list[tuple[Analysed | None, tuple]] = []  # (Analysed, origin): origin is ("dir", n), ("named",) or ("extra",)
     seen: set[str] = set()
-    for number, group in enumerate(directories):
-        for path in group:
-            seen.add(os.path.abspath(path))
-            analysed.append((analyse(path, cache, chosen, settings, kb, mode, quiet, notices, inline), ("dir", number)))
-    for path in named:
-        seen.add(os.path.abspath(path) if path != "-" else path)
-        analysed.append((analyse(path, cache, chosen, settings, kb, mode, quiet, notices, inline), ("named",)))
+    jobs = [Job(path, ("dir", number)) for number, group in enumerate(directories) for path in group]
+    jobs += [Job(path, ("named",), alone=path != "-") for path in named]
+    for job in jobs:
+        seen.add(os.path.abspath(job.path) if job.path != "-" else job.path)
+    parallel = not (fix or show_diff) and "-" not in named and len(jobs) >= PARALLEL_FROM
+    prepared = {job.path: prepare(job.path, cache, chosen, inline) for job in jobs} if parallel else None
+
+    def deploy_now(members):
+        return deploy(members, settings, kb, chosen_launcher, mode, quiet, notices)
+
+    def one(job: Job) -> Outcome:
+        errors: list = []
+        say = None if prepared is None else (lambda notice, line: errors.append((notice, line)))
+        item = analyse(job.path, cache, chosen, settings, kb, mode, quiet, notices, inline, say=say)
+        settled = False
+        if item is not None and job.alone and not (fix or show_diff) and not item.effective.deployments:
+            item.writable = True  # a file given (what --fix may rewrite; the report says which fixes it takes)
+            settled = settle(item, deploy_now)
+        if item is not None and prepared is not None:  # the parent has its own copy of these
+            item.effective = item.policy = None
+        return Outcome(item, errors, settled)
+
+    for job, outcome in zip(jobs, analyse_all(jobs, one, parallel)):
+        for notice, line in outcome.errors:
+            notices.append(notice)
+            echo(line, err=True)
+        item = outcome.item
+        if item is not None:
+            item.settled = outcome.settled
+            if prepared is not None:
+                item.effective, item.policy = prepared[job.path]
+        analysed.append((item, job.origin))
     if with_deployment:  # pre-commit: the rest of each changed file's deployment is read too
         from qlint.linter.cli_inputs import walk
 
@@ -114,12 +140,38 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     for item, origin in analysed:  # --fix rewrites the files it was given (stdin and --with-deployment's never)
         if item is not None and origin[0] in ("dir", "named") and item.path != "-":
             item.writable = True
-    checked = []  # (LintResult, Effective)
-    for members in deployment_groups([(item, origin) for item, origin in analysed if item is not None]):
-        checked += deploy(members, settings, kb, chosen_launcher, mode, quiet, notices)
+    deployments = deployment_groups([(item, origin) for item, origin in analysed if item is not None])
+    del analysed
+    lang = lang or default_lang()
+    shown_color = use_color(color)
+    report_notes([item.result for members in deployments for item in members], output_format, quiet=quiet,
+                 lang=lang)
+    streamed = streams(output_format, statistics)
+    checked = []  # (LintResult, Effective), slimmed once reported
+    deployments.reverse()  # popped from the end, in order: each deployment is let go once reported
+    while deployments:
+        members = deployments.pop()
+        if len(members) == 1 and members[0].settled:
+            done = [(members[0].result, members[0].effective)]
+        else:  # a file settled alone that a proxy names after all: analysed again with its deployment
+            again = []
+            for item in members:
+                if item.settled:
+                    item = analyse(item.path, cache, chosen, settings, kb, mode, quiet, notices, inline)
+                    if item is not None:
+                        item.writable = True  # a file given, as when it was settled
+                if item is not None:
+                    again.append(item)
+            done = deploy_now(again)
+        if streamed:
+            report_group([result for result, _ in done], kb, show_suppressed=show_suppressed, color=shown_color,
+                         lang=lang)
+        for result, _ in done:
+            slim(result)
+        checked += done
     results = [result for result, _ in checked]
-    report(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
-           show_suppressed=show_suppressed, color=use_color(color), lang=lang or default_lang())
+    report_findings(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
+                    show_suppressed=show_suppressed, color=shown_color, lang=lang, streamed=streamed)
     if notices:
         sys.exit(2)
     if show_diff:  # like ruff --diff: exit 1 when a file would change
@@ -140,18 +192,20 @@ class Analysed:
     read: bytes = b""  # the bytes read from the file (before any fix)
     writable: bool = False  # --fix may rewrite it (a file given, or in a directory given)
 
+    links: tuple[set, set] | None = None  # what it offers and asks for (grouping), once known
+    settled: bool = False  # its deployment pass is done (it is a deployment of its own)
+
     def data(self) -> bytes:
         """The file's bytes as ``result`` was linted from (with --fix: as written; with --diff: as it would be)."""
         assert self.result.source is not None, self.display
         return (_BOM if self.read.startswith(_BOM) else b"") + self.result.source.data
 
 
-def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
-    """Read and lint one file with its own configuration (fixes applied as asked); None after an input error."""
+def prepare(path, cache, overrides, inline) -> tuple[Effective, Policy]:
+    """The configuration in force for ``path`` and the policy it gives (exit 2 on a bad configuration)."""
     from qlint.linter.config import ConfigError, resolve
-    from qlint.linter.lint import Policy, lint_bytes
+    from qlint.linter.lint import Policy
 
-    display = "<stdin>" if path == "-" else path
     try:
         effective = resolve(cache.for_path(path), overrides)
     except ConfigError as error:
@@ -160,13 +214,22 @@ def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline):
         from qlint.linter.config import empty_selection
 
         fail(empty_selection(effective))
-    policy = Policy(enabled=effective.enabled_ids(), severity=effective.severity,
-                    inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
+    return effective, Policy(enabled=effective.enabled_ids(), severity=effective.severity,
+                             inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
+
+
+def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline, say=None):
+    """Read and lint one file with its own configuration (fixes applied as asked); None after an input
+    error, which is printed and added to ``notices`` (or, with ``say``, handed to it as (notice, line))."""
+    from qlint.linter.lint import lint_bytes
+
+    display = "<stdin>" if path == "-" else path
+    effective, policy = prepare(path, cache, overrides, inline)
 
     def lint(content: bytes):
         return lint_bytes(display, content, settings=settings, kb=kb, policy=policy)
 
-    read_back = lint_path(path, display, lint, mode, quiet, notices)
+    read_back = lint_path(path, display, lint, mode, quiet, notices, say)
     if read_back is None:
         return None
     result, data = read_back
@@ -192,7 +255,7 @@ def deployment_groups(analysed: list) -> list[list[Analysed]]:
     """Deployments: ``[tool.qlint] deployments`` globs first, then each directory argument, then
     named files linked by what they reference (files read only for pre-commit join a group or
     are dropped)."""
-    from qlint.linter.grouping import glob_key, linked_groups
+    from qlint.linter.grouping import glob_key, groups_of_links, links
 
     by_key: dict[tuple, list[Analysed]] = {}
     loose: list[tuple[Analysed, tuple]] = []
@@ -205,7 +268,8 @@ def deployment_groups(analysed: list) -> list[list[Analysed]]:
         else:
             loose.append((item, origin))
     groups = list(by_key.values())
-    for members in linked_groups([item.result.plan for item, _ in loose]):
+    for members in groups_of_links([item.links if item.links is not None else links(item.result.plan)
+                                    for item, _ in loose]):
         if any(loose[index][1][0] == "named" for index in members):
             groups.append([loose[index][0] for index in members])
     return groups
@@ -294,7 +358,7 @@ def _fix_group(group: list[Analysed], results, own, evaluate, deployable, mode: 
     return outcome.results
 
 
-def lint_path(path, display, lint, mode, quiet, notices):
+def lint_path(path, display, lint, mode, quiet, notices, say=None):
     """Read, lint (and with fixes asked for, repair or diff) one path; None after an input error."""
 
     zh = mode.lang.startswith("zh")
@@ -303,8 +367,12 @@ def lint_path(path, display, lint, mode, quiet, notices):
         from qlint.linter.sarif import Notice
 
         shown = message_zh if zh and message_zh else message
-        notices.append(Notice(display, line, column, shown))
-        echo(f"{display}:{line}:{column}: {'错误' if zh else 'error'}: {shown}", err=True)
+        notice = Notice(display, line, column, shown)
+        text = f"{display}:{line}:{column}: {'错误' if zh else 'error'}: {shown}"
+        if say is not None:
+            return say(notice, text)
+        notices.append(notice)
+        echo(text, err=True)
 
     try:
         data = read(path)

@@ -8,9 +8,29 @@ from qlint.linter.cli_echo import echo
 
 def report(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en"):
     """Print ``results`` (LintResult list) in ``output_format``; ``notices`` are the input errors."""
-    from qlint.linter.reporters import render_json, render_text, summary
-    from qlint.linter.reporters import statistics as count_per_rule
+    report_notes(results, output_format, quiet=quiet, lang=lang)
+    report_findings(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
+                    show_suppressed=show_suppressed, color=color, lang=lang)
 
+
+def streams(output_format: str, statistics: bool) -> bool:
+    """Whether the findings are printed deployment by deployment as they are checked (the text report),
+    rather than as one document at the end (JSON, SARIF, GitHub annotations, statistics)."""
+    return output_format == "text" and not statistics
+
+
+def report_group(results, kb, *, show_suppressed, color, lang="en"):
+    """The text report of one deployment's files, printed as soon as it is checked."""
+    from qlint.linter.reporters import render_text
+
+    text = render_text(results, kb, color=color, show_suppressed=show_suppressed, lang=lang)
+    if text:
+        echo(text, color=color or None)
+
+
+def report_notes(results, output_format, *, quiet, lang="en"):
+    """The notes on stderr that come before the findings (assumed release, files without an engine,
+    unknown hardware)."""
     from qlint.linter.notes import assumed_release, no_engine, no_hardware, note_label
 
     label = note_label(lang)
@@ -27,6 +47,15 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
         unknown = [result.path for result in results if result.hardware_unknown]
         if unknown:
             echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
+
+
+def report_findings(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en",
+                    streamed=False):
+    """The findings in ``output_format`` (unless ``streamed``: already printed group by group), then the
+    summary line."""
+    from qlint.linter.reporters import render_json, render_text, summary
+    from qlint.linter.reporters import statistics as count_per_rule
+
     if output_format == "json":
         echo(render_json(results, kb, lang, notices))
         return
@@ -41,6 +70,8 @@ def report(results, kb, output_format, notices, *, quiet, statistics, show_suppr
         text = render_github(results, lang)
     elif statistics:
         text = count_per_rule(results)
+    elif streamed:
+        text = ""
     else:
         text = render_text(results, kb, color=color, show_suppressed=show_suppressed, lang=lang)
     if text:

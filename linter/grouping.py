@@ -101,7 +101,24 @@ def wants(plan: LaunchPlan) -> set[tuple]:
 
 def linked_groups(plans: list[LaunchPlan | None]) -> list[list[int]]:
     """Indices of ``plans`` grouped into deployments by the references between them (in order)."""
-    parent = list(range(len(plans)))
+    return groups_of_links([links(plan) for plan in plans])
+
+
+def links(plan: LaunchPlan | None) -> tuple[set[tuple], set[tuple]]:
+    """What a plan offers and what it asks for (``offers``, ``wants``); nothing for no plan."""
+    return (offers(plan), wants(plan)) if plan is not None else (set(), set())
+
+
+def may_join(plan_links: tuple[set[tuple], set[tuple]]) -> bool:
+    """Whether a file can be linked to another by what it shares (a DP group, a KV pair, being a DP
+    template) or asks for. A file that only offers endpoints is linked only by a proxy that names one."""
+    offered, wanted = plan_links
+    return bool(wanted) or any(token[0] in ("dp", "kv", "dp-template") for token in offered)
+
+
+def groups_of_links(all_links: list[tuple[set[tuple], set[tuple]]]) -> list[list[int]]:
+    """Indices grouped into deployments by ``links`` (what each offers and wants), in order."""
+    parent = list(range(len(all_links)))
 
     def find(index: int) -> int:
         while parent[index] != index:
@@ -114,8 +131,8 @@ def linked_groups(plans: list[LaunchPlan | None]) -> list[list[int]]:
         if a != b:
             parent[max(a, b)] = min(a, b)
 
-    offered = [offers(plan) if plan is not None else set() for plan in plans]
-    wanted = [wants(plan) if plan is not None else set() for plan in plans]
+    offered = [offer for offer, _ in all_links]
+    wanted = [want for _, want in all_links]
     by_token: dict[tuple, list[int]] = {}
     for index, tokens in enumerate(offered):
         for token in tokens:
@@ -130,7 +147,7 @@ def linked_groups(plans: list[LaunchPlan | None]) -> list[list[int]]:
                 if other != index and token in offer:
                     union(index, other)
     groups: dict[int, list[int]] = {}
-    for index in range(len(plans)):
+    for index in range(len(all_links)):
         groups.setdefault(find(index), []).append(index)
     return [groups[key] for key in sorted(groups)]
 

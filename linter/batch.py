@@ -1,0 +1,150 @@
+"""Many files in one ``qlint`` call: read and lint them in a pool of processes when the batch is big,
+and keep for the deployment pass only what it needs.
+
+* Files are analysed in the order given; a batch of at least ``PARALLEL_FROM`` files (and a machine
+  with more than one core) is analysed by one forked worker per core, whose answers come back in that
+  same order, so the output is the serial one byte for byte (``tests/test_batch.py``). A smaller batch,
+  ``--fix``/``--diff`` and stdin stay in this process.
+* A file named on its own that cannot be linked to another one (it shares no DP group or KV pair, is no
+  DP template and names no other engine: :func:`qlint.linter.grouping.may_join`) is its own deployment
+  unless a proxy names its endpoint. Its deployment pass runs at once, and what is kept of it is its
+  findings (and its text when there are findings to show with their line), not its plan or parse.
+  Should a proxy of the batch name it after all, it is analysed again with the proxy's deployment.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import os
+import signal
+from functools import lru_cache
+from typing import Any, Callable, Iterator
+
+from qlint.record import field, record
+from qlint.rules.base import RuleMeta
+
+PARALLEL_FROM = 100
+"""The fewest files analysed in worker processes (below it forking and shipping results costs more than
+it saves; measured with benchmarks/bench.py)."""
+CHUNK = 8
+"""Files handed to a worker at a time."""
+
+
+def workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+@record
+class Job:
+    """One file to analyse and what its deployment grouping knows of it: ``("dir", n)``, ``("named",)``
+    or ``("extra",)``, and whether it may be settled alone (named, no deployments glob, not stdin)."""
+
+    path: str
+    origin: tuple
+    alone: bool = False
+
+
+@record
+class Outcome:
+    """What analysing one job gives back: the analysed file (None after an input error), the input
+    errors to print (``(notice, line)``), and whether its deployment pass is already done."""
+
+    item: Any
+    errors: list[tuple[Any, str]] = field(default_factory=list)
+    settled: bool = False
+
+
+def settle(item, deploy: Callable) -> bool:
+    """For a file that may be its own deployment: when nothing can link it to another file, run its
+    deployment pass now (``deploy([item])``) and drop what only that pass needed. Returns whether it
+    did; ``item.links`` is set either way (the grouping of named files reads it)."""
+    from qlint.linter.grouping import links, may_join
+
+    item.links = links(item.result.plan)
+    if may_join(item.links):
+        return False
+    deploy([item])
+    slim(item.result)
+    item.read = b""
+    return True
+
+
+def slim(result) -> None:
+    """Keep of a reported file's result what the reports read: findings, suppressed findings and the
+    notes' fields; the text only when a finding is shown with its line."""
+    result.plan = None
+    result.raw = []
+    result.suppressions = []
+    result.opaque = []
+    if not result.findings and not result.suppressed:
+        result.source = None
+
+
+# -- worker processes ----------------------------------------------------------------------------
+
+_ANALYSE: Callable[[Job], Outcome] | None = None
+"""The analysis of one job, set in this process before the workers fork (they inherit it)."""
+
+
+def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bool) -> Iterator[Outcome]:
+    """``analyse`` over ``jobs``, in their order; in forked worker processes when ``parallel`` and the
+    batch is big enough."""
+    count = min(workers(), len(jobs) // CHUNK)
+    if not parallel or len(jobs) < PARALLEL_FROM or count < 2 or not _can_fork():
+        for job in jobs:
+            yield analyse(job)
+        return
+    import multiprocessing
+
+    global _ANALYSE
+    _ANALYSE = analyse
+    _pickle_rules_by_id()
+    context = multiprocessing.get_context("fork")
+    try:
+        with context.Pool(count, initializer=_ignore_interrupts) as pool:
+            yield from pool.imap(_run, jobs, chunksize=CHUNK)
+    finally:
+        _ANALYSE = None
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them and exits 130."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(job: Job) -> Outcome:
+    assert _ANALYSE is not None
+    return _ANALYSE(job)
+
+
+@lru_cache(maxsize=1)
+def _rules_by_id() -> dict[str, RuleMeta]:
+    from qlint.linter.catalog import all_rules
+
+    return {meta.id: meta for meta in all_rules()}
+
+
+def rule_by_id(rule_id: str) -> RuleMeta:
+    """The catalogue's rule ``rule_id`` (how a finding's rule travels between processes)."""
+    return _rules_by_id()[rule_id]
+
+
+def _reduce_rule(meta: RuleMeta):
+    if _rules_by_id().get(meta.id) is meta:
+        return rule_by_id, (meta.id,)
+    return object.__reduce_ex__(meta, 4)  # a rule outside the catalogue travels whole
+
+
+def _pickle_rules_by_id() -> None:
+    """Findings name their rule by id between processes: one catalogue object per rule on both sides."""
+    copyreg.pickle(RuleMeta, _reduce_rule)

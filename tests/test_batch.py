@@ -1,0 +1,103 @@
+"""One ``qlint`` call over many files: the parallel path prints what the serial one prints, a file settled
+alone reports what the deployment pass would have reported, a batch reports what the files report one by
+one, and each file is analysed once. (Memory and speed are benchmark figures: benchmarks/bench.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from qlint.linter import batch, cli_check
+from qlint.linter import lint as lint_module
+from qlint.linter.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MIXED = sorted(str(p) for folder in ("seeds", "cases", "reports", "tutorials/v0.23.0", "tutorials/main")
+               for p in (FIXTURES / folder).glob("*.sh"))
+"""Seeds, handed cases, failure reports and tutorials: PD pairs, proxies, DP templates with their
+launchers, scripts bash cannot parse (input errors) and single engines."""
+
+ENGINE = "#!/bin/bash\n# qlint: hardware=a2 vllm-ascend=v0.23.0\nvllm serve Qwen/Qwen3.6-27B --port {port} \\\n" \
+         "  --tensor-parallel-size 3\n"
+PROXY = "#!/bin/bash\npython load_balance_proxy_server_example.py --port 9000 \\\n" \
+        "  --prefiller-hosts 127.0.0.1 --prefiller-ports 8100 --decoder-hosts 127.0.0.1 --decoder-ports 8200\n"
+
+
+def _run(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["check", "--exit-zero", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def serial(monkeypatch):
+    monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(cli_check, "PARALLEL_FROM", 10**9)
+
+
+def _batch_of(count: int) -> list[str]:
+    files = list(MIXED)
+    while len(files) < count:
+        files += MIXED
+    return files[:count]
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
+def test_parallel_output_is_the_serial_output(output, monkeypatch):
+    if batch.workers() < 2:
+        pytest.skip("one core: the batch is never split")
+    files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
+    parallel = _run(["--format", output, *files])
+    monkeypatch.setattr(cli_check, "PARALLEL_FROM", 10**9)
+    assert _run(["--format", output, *files]) == parallel
+
+
+def test_settling_alone_changes_nothing(serial, monkeypatch, tmp_path):
+    """Files settled alone (their deployment pass run at once, their plan let go) report what keeping
+    them for the deployment pass reports, including an engine a later proxy names (analysed again)."""
+    (tmp_path / "engine_p.sh").write_text(ENGINE.format(port=8100))
+    (tmp_path / "engine_d.sh").write_text(ENGINE.format(port=8200))
+    (tmp_path / "zz_proxy.sh").write_text(PROXY)
+    files = [*MIXED, *(str(tmp_path / name) for name in ("engine_p.sh", "engine_d.sh", "zz_proxy.sh"))]
+    analysed = []
+    real = cli_check.analyse
+    monkeypatch.setattr(cli_check, "analyse", lambda path, *a, **k: analysed.append(path) or real(path, *a, **k))
+    settled = _run(["--format", "json", *files])
+    assert analysed.count(str(tmp_path / "engine_p.sh")) == 2  # settled, then named by the proxy
+    monkeypatch.setattr(cli_check, "settle", lambda item, deploy: False)
+    kept = _run(["--format", "json", *files])
+    assert settled == kept
+    paths = {item["path"] for item in json.loads(kept[1])}
+    assert str(tmp_path / "zz_proxy.sh") in paths or str(tmp_path / "engine_p.sh") in paths
+
+
+def test_batch_reports_what_each_file_reports(serial, tmp_path):
+    """Files that run apart: the batch's findings are each file's own, in the order given."""
+    files = []
+    for index, port in enumerate((8100, 8101, 8102)):
+        path = tmp_path / f"run{index}.sh"
+        path.write_text(ENGINE.format(port=port))
+        files.append(str(path))
+    files += [str(FIXTURES / "cases" / "case-01.sh"), str(FIXTURES / "cases" / "case-02.sh")]
+    one_by_one = [item for path in files for item in json.loads(_run(["--format", "json", path])[1])]
+    assert one_by_one and json.loads(_run(["--format", "json", *files])[1]) == one_by_one
+
+
+def test_each_file_is_analysed_once(serial, monkeypatch):
+    """No file of a batch is linted twice: a DP template is linted once more per local rank of its
+    launcher, nothing else is linted again for the deployment pass."""
+    counted: list[str] = []
+    real = lint_module.lint_bytes
+
+    def counting(path, data, *args, **kwargs):
+        if not kwargs.get("bindings"):
+            counted.append(path)
+        return real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(lint_module, "lint_bytes", counting)
+    monkeypatch.setattr("qlint.linter.deployment.lint_bytes", counting)
+    _run(MIXED)
+    assert sorted(counted) == sorted(set(counted)) and len(counted) == len(MIXED)
