@@ -113,7 +113,7 @@ def may_join(plan_links: tuple[set[tuple], set[tuple]]) -> bool:
     """Whether a file can be linked to another by what it shares (a DP group, a KV pair, being a DP
     template) or asks for. A file that only offers endpoints is linked only by a proxy that names one."""
     offered, wanted = plan_links
-    return bool(wanted) or any(token[0] in ("dp", "kv", "dp-template") for token in offered)
+    return bool(wanted) or any(token[0] not in ("endpoint", "port") for token in offered)
 
 
 def groups_of_links(all_links: list[tuple[set[tuple], set[tuple]]]) -> list[list[int]]:
