@@ -150,6 +150,8 @@ def _build(cls: type, frozen: bool, slots: bool, eq: bool = True) -> type:
         methods["__hash__"] = _hash(compared) if frozen else None
     if frozen:
         methods["__setattr__"], methods["__delattr__"] = _frozen_setattr, _frozen_delattr
+        if "__setstate__" not in body:  # unpickling sets the fields as __init__ does (batches ship results)
+            methods["__setstate__"] = _frozen_setstate
     if slots:
         namespace = {name: value for name, value in body.items() if name not in ("__dict__", "__weakref__")}
         for item in own:  # a slot and a class attribute cannot share a name: defaults live in the Field
@@ -237,6 +239,14 @@ def _hash(compared: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
 
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_setstate(self: Any, state: Any) -> None:
+    """Restore a pickled frozen record: ``object.__getstate__`` gives the ``__dict__``, or
+    ``(__dict__ or None, slots)`` for a class with ``__slots__``."""
+    for part in state if isinstance(state, tuple) else (state,):
+        for name, value in (part or {}).items():
+            object.__setattr__(self, name, value)
 
 
 def _frozen_delattr(self: Any, name: str) -> None:

@@ -26,6 +26,21 @@ PROXY = "#!/bin/bash\npython load_balance_proxy_server_example.py --port 9000 \\
         "  --prefiller-hosts 127.0.0.1 --prefiller-ports 8100 --decoder-hosts 127.0.0.1 --decoder-ports 8200\n"
 
 
+def test_results_travel_between_processes():
+    """What a worker sends back (findings, their fixes and rules, the plan, the text) unpickles equal,
+    frozen records included, and each finding names the catalogue's own rule object."""
+    import pickle
+
+    from qlint.knowledge.base import load
+
+    batch._pickle_rules_by_id()
+    for path in MIXED[:12]:
+        result = lint_module.lint_bytes(path, Path(path).read_bytes(), kb=load())
+        back = pickle.loads(pickle.dumps(result))
+        assert back.findings == result.findings and back.plan == result.plan and back.error == result.error
+        assert all(a.rule is b.rule for a, b in zip(back.findings, result.findings))
+
+
 def _run(args: list[str]) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, ["check", "--exit-zero", *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
