@@ -135,12 +135,50 @@ def _host_ip(plan: LaunchPlan) -> str | None:
     return None
 
 
-def _launcher_for(plan: LaunchPlan, launchers: list[Launcher]) -> Launcher | None:
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def pair_templates(templates: list[LaunchPlan], launchers: list[tuple[str, Launcher]]) -> dict[int, Launcher]:
+    """The launcher each DP template runs under (by ``id`` of the template's plan; a template left out stays
+    symbolic).
+
+    One launcher runs every template. Else, in turn: the one launcher in the template's folder
+    (``launch_online_dp.py`` runs ``./run_dp_template.sh`` from where it is started, L48-L51 at v0.23.0);
+    the one launcher whose ``--dp-address`` is the template's HCCL_IF_IP (the head node of its group: every
+    node of an external DP group names the head's address, so several may match; the one starting rank 0
+    runs there); and the one launcher left when one template is left (the group's other node).
+    """
     if len(launchers) == 1:
-        return launchers[0]
-    address = _host_ip(plan)
-    matching = [l for l in launchers if address is not None and l.dp_address == address]
-    return matching[0] if len(matching) == 1 else None
+        return {id(plan): launchers[0][1] for plan in templates}
+    chosen: dict[int, Launcher] = {}
+    taken: set[int] = set()
+
+    def take(plan: LaunchPlan, candidates: list[tuple[str, Launcher]]) -> bool:
+        free = [(path, found) for path, found in candidates if id(found) not in taken]
+        if len(free) > 1:
+            free = [(path, found) for path, found in free if found.dp_rank_start == 0]
+        if len(free) != 1:
+            return False
+        chosen[id(plan)] = free[0][1]
+        taken.add(id(free[0][1]))
+        return True
+
+    left = []
+    for plan in templates:
+        here = [pair for pair in launchers if _folder(pair[0]) == _folder(plan.path)]
+        if 0 < len(here) < len(launchers) and take(plan, here):
+            continue
+        left.append(plan)
+    waiting = []
+    for plan in left:
+        address = _host_ip(plan)
+        if address is None or not take(plan, [pair for pair in launchers if pair[1].dp_address == address]):
+            waiting.append(plan)
+    free = [pair for pair in launchers if id(pair[1]) not in taken]
+    if len(waiting) == 1 and len(free) == 1:
+        chosen[id(waiting[0])] = free[0][1]
+    return chosen
 
 
 def _npus(kb: KnowledgeBase, settings: Settings, plans: list[LaunchPlan]) -> int:
@@ -167,8 +205,8 @@ def lint_deployment(
     """Lint scripts that run together; returns one LintResult per input, in order.
 
     Templates are evaluated per local rank when a launcher is given or found
-    in the deployment (one launcher, or the one whose --dp-address is the
-    template's HCCL_IF_IP); a rank's findings are merged (an unused-suppression
+    in the deployment (one launcher, else the one ``pair_templates`` finds: in the
+    template's folder, naming its HCCL_IF_IP, or the last one left); a rank's findings are merged (an unused-suppression
     finding survives only if every rank reports it). The deployment's Topology
     (``linter/topology.py``: instances, shares per node, engines, proxies, launchers)
     is then read from every engine, once, and the deployment rules run over it; their
@@ -185,18 +223,20 @@ def lint_deployment(
                           policy=policies.get(path), extra=extra)
 
     results = list(first) if first is not None else [lint(path, data) for path, data in inputs]
-    launchers = [launcher] if launcher is not None else [
-        found
+    launchers = [("", launcher)] if launcher is not None else [
+        (result.plan.path, found)
         for result in results if result.plan is not None
         for command in result.plan.commands if isinstance(command, LauncherCommand)
         for found in [launcher_from_command(command)] if found is not None
     ]
+    templates = [result.plan for result in results if result.plan is not None and is_template(result.plan)]
+    paired = pair_templates(templates, launchers) if launchers else {}
     engine_plans: list[LaunchPlan] = []
     rank_results: dict[str, list[LintResult]] = {}
     for (path, data), result in zip(inputs, results):
         if result.plan is None:
             continue
-        chosen = _launcher_for(result.plan, launchers) if launchers and is_template(result.plan) else None
+        chosen = paired.get(id(result.plan))
         if chosen is None:
             engine_plans.append(result.plan)
             continue

@@ -11,7 +11,8 @@ Internal DP over nodes (``--data-parallel-size-local`` / ``--data-parallel-start
 The generator builds a Topology and writes its scripts from it; the deployment pass reads one back from
 the scripts (``linter/topology_read.py``: each share then carries the ``Engine`` command it was read from).
 Both are judged by the same checks: ``Instance.checks()`` (one DP size, ranks that tile the group,
-``--headless`` off the head, the head's address and RPC port: QL612, QL617) and ``Topology.collisions(node)``
+``--headless`` off the head, the head's address and RPC port: QL612, QL617; for the engines of a DP group
+and for the ``launch_online_dp.py`` calls of an external one, ``Topology.launch_groups``) and ``Topology.collisions(node)``
 (ports, NPUs and kv_port ranges of one node's engines: QL616) return ``Problem``s whose text is the finding's
 message; ``problems()`` lists their texts (the generator refuses a layout that has any).
 """
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from qlint.knowledge.models import Recipe
     from qlint.linter.ray_cluster import RayCluster
     from qlint.rules.graph import Scope
-    from qlint.rules.plan import ProxyCommand, ServeCommand
+    from qlint.rules.plan import LauncherCommand, ProxyCommand, ServeCommand
 
 
 @record(eq=False)
@@ -65,6 +66,30 @@ class Engine:
         return self.path.rsplit("/", 1)[-1]
 
 
+@record(eq=False)
+class Launch:
+    """What one ``launch_online_dp.py`` call of a read script writes (None: not written or not readable).
+
+    Its options (vllm-ascend ``examples/external_online_dp/launch_online_dp.py`` L8-L17 at v0.23.0) are the
+    external DP group's: ``--dp-size`` ranks in all, ``--dp-size-local`` of them (all when it is not set)
+    from ``--dp-rank-start`` on this node, every node naming the head's ``--dp-address`` and
+    ``--dp-rpc-port`` (default 12345). The launcher passes them to each rank's template as ``$3..$6``.
+    """
+
+    path: str
+    command: LauncherCommand
+    dp: int | None = None
+    dp_local: int | None = None
+    address: str | None = None
+    rpc_port: str | None = None
+    order: int = 0
+    """Position among the deployment's launcher calls."""
+
+    @property
+    def script(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+
 @record(frozen=True)
 class Share:
     """One node's part of one instance."""
@@ -76,10 +101,17 @@ class Share:
     headless: bool = False
     engine: Engine | None = field(default=None, compare=False, repr=False)
     """The engine command that runs this share, for a deployment read from scripts."""
+    launch: Launch | None = field(default=None, compare=False, repr=False)
+    """The ``launch_online_dp.py`` call that starts this share's ranks (a ``launch`` instance's share)."""
 
     @property
     def npus(self) -> int:
         return self.tp * self.dp_local
+
+    @property
+    def written(self) -> Engine | Launch | None:
+        """The command this share was read from: its engine, else its launcher call."""
+        return self.engine if self.engine is not None else self.launch
 
 
 @record(frozen=True)
@@ -114,7 +146,14 @@ class Instance:
     (``--data-parallel-rank``); ``single``: a read engine that names no DP group over nodes; ``ray``: one
     engine on a Ray cluster (``linter/ray_cluster.py``): Ray places its TP x PP x DP workers over the
     cluster's nodes, so each node's share is the NPUs that node offers (``dp_local`` 1, ``tp`` = its NPUs)
-    and only the head's share runs the engine command. Only ``dp`` instances are checked as a group."""
+    and only the head's share runs the engine command; ``launch``: the ``launch_online_dp.py`` calls of one
+    external DP group over nodes, a share per call (the ranks it starts, ``Share.launch``), the head the call
+    that starts rank 0. ``dp`` and ``launch`` instances are checked as a group."""
+
+    @property
+    def flags(self) -> dict[str, str]:
+        """The options that write the group's size, local size, start rank, address and RPC port."""
+        return LAUNCH_FLAGS if self.group == "launch" else DP_FLAGS
 
     @property
     def nodes(self) -> list[str]:
@@ -122,30 +161,39 @@ class Instance:
 
     @property
     def head(self) -> Share | None:
-        """The one share that is not --headless, or None when there is not exactly one."""
-        heads = [share for share in self.shares if not share.headless]
+        """The one share that is not --headless (of a ``launch`` group: that starts rank 0), or None when
+        there is not exactly one."""
+        if self.group == "launch":  # rank 0 runs on the node --dp-address names
+            heads = [share for share in self.shares if share.dp_start == 0]
+        else:
+            heads = [share for share in self.shares if not share.headless]
         return heads[0] if len(heads) == 1 else None
 
     def checks(self) -> list[Problem]:
         """The DP group over nodes: one size, ranks that add up without gaps or overlap, --headless off the
         head, and every node pointing at the head's address and RPC port."""
-        if self.group != "dp":
+        if self.group not in ("dp", "launch"):
             return []
-        written = [share.engine.dp for share in self.shares if share.engine is not None]
+        flag = self.flags
+        written = [share.written.dp for share in self.shares if share.written is not None]
         if None in written:
             return []
-        ranked = all(share.engine is None or share.engine.dp_local is not None for share in self.shares)
+        # a launcher without --dp-size-local starts all --dp-size ranks: its share is whole either way
+        ranked = self.group == "launch" or all(
+            share.engine is None or share.engine.dp_local is not None for share in self.shares)
         sizes = set(written) or {self.dp}
         if len(sizes) > 1:
             last = self.shares[-1]
             listed = ", ".join(str(s) for s in sorted(sizes))  # type: ignore[type-var]
             return [Problem("dp-size", Text(
-                en=f"nodes of the DP group at {self.address}:{self.rpc_port} disagree on --data-parallel-size ({listed})",
-                zh=f"位于 {self.address}:{self.rpc_port} 的 DP 组中，各节点的 --data-parallel-size 不一致（{listed}）"),
-                last, "--data-parallel-size")]
+                en=f"nodes of the DP group at {self.address}:{self.rpc_port} disagree on {flag['size']} ({listed})",
+                zh=f"位于 {self.address}:{self.rpc_port} 的 DP 组中，各节点的 {flag['size']} 不一致（{listed}）"),
+                last, flag["size"])]
         out = self._ranks() if ranked else []
         if len(self.shares) < 2:
             return out
+        if self.group == "launch":  # no --headless: each launcher starts its own ranks' processes
+            return out + self._endpoints()
         for share in self.shares:
             engine = share.engine
             # a read node with a start rank, no --headless and no --api-server-count runs hybrid load balancing
@@ -163,6 +211,7 @@ class Instance:
 
     def _ranks(self) -> list[Problem]:
         out: list[Problem] = []
+        flag = self.flags
         ranks = sorted(self.shares, key=lambda share: (share.dp_start, share.headless, share.dp_local))  # the head first
         covered = sum(share.dp_local for share in ranks)
         if len(ranks) < 2 and covered <= self.dp:
@@ -175,28 +224,28 @@ class Instance:
                 state, state_zh = ("missing", "无人承担") if start > expected else ("claimed twice", "被重复占用")
                 low, high = min(start, expected), max(start, expected) - 1
                 out.append(Problem("start-rank", Text(
-                    en=f"--data-parallel-start-rank {start} on {where}: the ranks before it end at {expected - 1}, "
+                    en=f"{flag['start']} {start} on {where}: the ranks before it end at {expected - 1}, "
                     f"so ranks {low}..{high} are {state}",
-                    zh=f"{where} 的 --data-parallel-start-rank 为 {start}：此前的 rank 止于 {expected - 1}，"
-                    f"因此 rank {low}..{high} {state_zh}"), share, "--data-parallel-start-rank", str(expected)))
+                    zh=f"{where} 的 {flag['start']} 为 {start}：此前的 rank 止于 {expected - 1}，"
+                    f"因此 rank {low}..{high} {state_zh}"), share, flag["start"], str(expected)))
             expected = start + share.dp_local
         if covered != self.dp and len(ranks) > 1:
             out.append(Problem("ranks-sum", Text(
-                en=f"the local DP sizes of the group add up to {covered}, but --data-parallel-size is {self.dp}",
-                zh=f"该组各节点本地 DP 规模之和为 {covered}，但 --data-parallel-size 为 {self.dp}"),
-                ranks[-1], "--data-parallel-size-local"))
+                en=f"the local DP sizes of the group add up to {covered}, but {flag['size']} is {self.dp}",
+                zh=f"该组各节点本地 DP 规模之和为 {covered}，但 {flag['size']} 为 {self.dp}"),
+                ranks[-1], flag["local"]))
         return out
 
     def _endpoints(self) -> list[Problem]:
         """Nodes of a group found by its ranks that name another address or RPC port than the head."""
         head = self.head
-        if head is None or head.engine is None or sum(s.dp_local for s in self.shares) != self.dp:
+        if head is None or head.written is None or sum(s.dp_local for s in self.shares) != self.dp:
             return []
         out: list[Problem] = []
-        for flag, attribute in (("--data-parallel-address", "address"), ("--data-parallel-rpc-port", "rpc_port")):
-            want = getattr(head.engine, attribute)
+        for flag, attribute in ((self.flags["address"], "address"), (self.flags["rpc"], "rpc_port")):
+            want = getattr(head.written, attribute)
             for share in self.shares:
-                got = getattr(share.engine, attribute) if share.engine is not None else None
+                got = getattr(share.written, attribute) if share.written is not None else None
                 if share is head or want is None or got is None or got == want:
                     continue
                 out.append(Problem("endpoint", Text(
@@ -209,8 +258,15 @@ class Instance:
         return [problem.text for problem in self.checks()]
 
 
+DP_FLAGS = {"size": "--data-parallel-size", "local": "--data-parallel-size-local",
+            "start": "--data-parallel-start-rank", "address": "--data-parallel-address",
+            "rpc": "--data-parallel-rpc-port"}
+LAUNCH_FLAGS = {"size": "--dp-size", "local": "--dp-size-local", "start": "--dp-rank-start",
+                "address": "--dp-address", "rpc": "--dp-rpc-port"}
+
+
 def _where(share: Share) -> str:
-    return share.engine.script if share.engine is not None else share.node
+    return share.written.script if share.written is not None else share.node
 
 
 @record
@@ -233,6 +289,8 @@ class Topology:
     proxies: list[Proxy] = field(default_factory=list)
     launchers: list[Share] = field(default_factory=list)
     """External-DP launchers (``launch_online_dp.py``): the ranks each starts on its node."""
+    launch_groups: list[Instance] = field(default_factory=list)
+    """External DP groups over nodes (``launch`` instances): the launcher calls of one group, a share each."""
     ray: list[RayCluster] = field(default_factory=list)
     """The Ray clusters of a read deployment (head, workers, the Ray-backed engines on them)."""
 
@@ -304,8 +362,12 @@ class Topology:
                     out.append(Problem("kv-port", clash, share, "--kv-transfer-config"))
         return out
 
+    def groups(self) -> list[Instance]:
+        """The instances checked as DP groups: the engines' and the external launchers' (``launch_groups``)."""
+        return self.instances + self.launch_groups
+
     def checks(self) -> list[Problem]:
-        return [p for instance in self.instances for p in instance.checks()] + [
+        return [p for instance in self.groups() for p in instance.checks()] + [
             p for node in self.nodes for p in self.collisions(node)]
 
     def problems(self) -> list[Text]:

@@ -11,6 +11,9 @@ node). Instances:
   the RPC port, the role) with ``--data-parallel-size-local`` (QL612 checks their sizes and ranks);
 - ranks an external launcher starts (``--data-parallel-rank``, ``launch_online_dp.py``): one
   ``external`` instance per role, address, RPC port and size;
+- the ``launch_online_dp.py`` calls of one external DP group over nodes (``launch_groups``): calls that start
+  part of ``--dp-size`` (``--dp-size-local`` below it) and name one ``--dp-address`` and ``--dp-rpc-port``; a
+  call alone with its pair joins the one group of its size still short of ranks that agrees on either;
 - any other engine: an instance of its own (``single``).
 
 Proxies list the (host, port) they send to; launchers the ranks they start on their node. The
@@ -21,13 +24,15 @@ deployment pass (``linter/deployment.py``) builds it once; the cross-node rules 
 from __future__ import annotations
 
 from qlint.linter.ray_cluster import clusters, ray_instance
-from qlint.linter.topology import Engine, Instance, Proxy, Share, Topology
+from qlint.linter.topology import Engine, Instance, Launch, Proxy, Share, Topology
 from qlint.rules import kit
 from qlint.rules.graph import Scope, serve_scopes
 from qlint.rules.plan import LauncherCommand, ProxyCommand, ServeCommand, Value
 
 ROLES = {"kv_producer": "prefill", "kv_consumer": "decode"}
 DEFAULT_RPC_PORT = "29550"
+LAUNCH_RPC_PORT = "12345"
+"""``--dp-rpc-port``'s default in ``launch_online_dp.py`` (L15 at v0.23.0)."""
 
 
 def endpoint(serve: ServeCommand, flag: str, default: str | None) -> str | None:
@@ -201,10 +206,66 @@ def read_topology(scope: Scope, npus_per_node: int = 0) -> Topology:
             if isinstance(command, ProxyCommand):
                 topology.proxies.append(_proxy(plan.path, command))
             elif isinstance(command, LauncherCommand):
-                share = launcher_share(plan.path, command)
+                share = launcher_share(plan.path, command, read_launch(plan.path, command, len(topology.launchers)))
                 if share is not None:
                     topology.launchers.append(share)
+    topology.launch_groups = launch_groups(topology.launchers)
     return topology
+
+
+def read_launch(path: str, command: LauncherCommand, order: int = 0) -> Launch:
+    """What a ``launch_online_dp.py`` call writes: the group's size, its local size, address and RPC port."""
+    address = command.options.get("--dp-address")
+    rpc = command.options.get("--dp-rpc-port")
+    local = command.options.get("--dp-size-local")
+    return Launch(path, command, _int(command.options.get("--dp-size")), _int(local) if local is not None else None,
+                  word(address) if address is not None else None,
+                  word(rpc) if rpc is not None else LAUNCH_RPC_PORT, order)
+
+
+def launch_groups(launchers: list[Share]) -> list[Instance]:
+    """External DP groups over nodes: the launcher calls that start part of one group (``launch`` instances).
+
+    Calls naming one ``--dp-address`` and ``--dp-rpc-port`` are one group; a call alone with its pair joins
+    the one group of its ``--dp-size`` still short of ranks that names its address or its RPC port (the node
+    that names another is then reported, QL617). A call that starts all of ``--dp-size`` is a group of its
+    own, compared with nothing.
+    """
+    named: dict[tuple, list[Share]] = {}
+    for share in launchers:
+        launch = share.launch
+        if launch is None or launch.dp is None or launch.address is None or not 0 < share.dp_local < launch.dp:
+            continue
+        named.setdefault((launch.address, launch.rpc_port), []).append(share)
+    groups = list(named.values())
+
+    def size(group: list[Share]) -> int | None:
+        sizes = {s.launch.dp for s in group if s.launch is not None}
+        return sizes.pop() if len(sizes) == 1 else None
+
+    for group in groups:
+        if len(group) != 1 or group[0].launch is None:
+            continue
+        alone = group[0].launch
+        wanted = alone.dp or 0  # (grouped calls all write --dp-size)
+        found = [other for other in groups if other is not group and other and size(other) == wanted
+                 and sum(s.dp_local for s in other) < wanted
+                 and any(s.launch is not None and (s.launch.address == alone.address or s.launch.rpc_port == alone.rpc_port)
+                         for s in other)]
+        if len(found) == 1:
+            found[0].append(group.pop())
+    out: list[Instance] = []
+    for group in groups:
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda s: s.launch.order if s.launch is not None else 0)
+        head = next((s for s in group if s.dp_start == 0), group[0])
+        launch = head.launch
+        assert launch is not None and launch.dp is not None
+        port = _int(launch.command.options.get("--vllm-start-port")) or 9000
+        out.append(Instance(f"launch-group-{len(out)}", "mixed", launch.dp, head.tp, False, port, launch.rpc_port,
+                            launch.address, group, None, "launch"))
+    return out
 
 
 def _ray_instances(topology: Topology) -> None:
@@ -239,9 +300,10 @@ def _int(value) -> int | None:
         return None
 
 
-def launcher_share(node: str, command: LauncherCommand) -> Share | None:
+def launcher_share(node: str, command: LauncherCommand, launch: Launch | None = None) -> Share | None:
     """The ranks a ``launch_online_dp.py`` call starts on its node (None when a size is not readable):
-    ``--dp-size-local`` ranks (all of ``--dp-size`` when it is not set) of ``--tp-size`` NPUs each."""
+    ``--dp-size-local`` ranks (all of ``--dp-size`` when it is not set) of ``--tp-size`` NPUs each,
+    from ``--dp-rank-start``; ``launch`` is what the call writes (``read_launch``)."""
     size = command.options.get("--dp-size")
     local_value = command.options.get("--dp-size-local")
     tp_value = command.options.get("--tp-size")
@@ -250,4 +312,4 @@ def launcher_share(node: str, command: LauncherCommand) -> Share | None:
     start = _int(command.options.get("--dp-rank-start")) or 0
     if local is None or tp is None:
         return None
-    return Share(node, local, start, tp)
+    return Share(node, local, start, tp, launch=launch)

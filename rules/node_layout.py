@@ -7,7 +7,8 @@ missing device. QL616 ``engines-collide-on-node``: the engines one script starts
 node, so their API and RPC ports, their NPUs and their Mooncake kv_port ranges
 (``kv_port + rank``) must not meet. QL617 ``dp-group-endpoints``: the nodes of one internal DP
 group (``--data-parallel-size-local`` below ``--data-parallel-size``, ranks adding up to it)
-must name the same address and RPC port, or the head waits for ranks that never arrive.
+must name the same address and RPC port, or the head waits for ranks that never arrive; so must the
+``launch_online_dp.py`` calls of one external DP group (``--dp-address``, ``--dp-rpc-port``).
 """
 
 from __future__ import annotations
@@ -143,26 +144,45 @@ ENDPOINTS = RuleMeta(
         "--data-parallel-size-local values add up to the same --data-parallel-size, one head and the rest "
         "--headless. Every one of them must point --data-parallel-address at the head node and use the same "
         "--data-parallel-rpc-port; a node that names another address or port never joins, and the head "
-        "waits for its ranks until the startup times out.",
+        "waits for its ranks until the startup times out. The same holds for an external DP group: every "
+        "node's launch_online_dp.py call passes its --dp-address and --dp-rpc-port to each rank it starts "
+        "(--data-parallel-address, --data-parallel-rpc-port), so all of them name the head node's, the node "
+        "that starts rank 0.",
         zh="跨节点的内部 DP 组由其 rank 确定：同一角色的若干脚本，其 --data-parallel-size-local 之和等于相同的 "
         "--data-parallel-size，一个主节点，其余为 --headless。它们都必须把 --data-parallel-address 指向主节点，并使用相同的 "
-        "--data-parallel-rpc-port；写了别的地址或端口的节点永远加入不了，主节点会一直等待其 rank 直到启动超时。",
+        "--data-parallel-rpc-port；写了别的地址或端口的节点永远加入不了，主节点会一直等待其 rank 直到启动超时。"
+        "外部 DP 组同样如此：每个节点的 launch_online_dp.py 调用把自己的 --dp-address 和 --dp-rpc-port 传给它启动的每个 rank"
+        "（即 --data-parallel-address、--data-parallel-rpc-port），因此都必须写主节点（启动 rank 0 的节点）的地址和端口。",
     ),
-    sources=PD_SOURCES + (DP_ARGS,),
+    sources=PD_SOURCES + (DP_ARGS,) + kit.LAUNCHER_SOURCES,
     examples=(Example(
         bad="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13390 --data-parallel-start-rank 1 --headless\n",
         good="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n",
         fixed="vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389 --data-parallel-start-rank 1 --headless\n",
         peers=("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --enable-expert-parallel --data-parallel-size 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13389\n",),
-    ),),
+    ), Example(
+        bad="python launch_online_dp.py --dp-size 4 --tp-size 2 --dp-size-local 2 --dp-rank-start 2 --dp-address 10.0.0.1 --dp-rpc-port 12322\n",
+        good="python launch_online_dp.py --dp-size 4 --tp-size 2 --dp-size-local 2 --dp-rank-start 2 --dp-address 10.0.0.1 --dp-rpc-port 12321\n",
+        fixed="python launch_online_dp.py --dp-size 4 --tp-size 2 --dp-size-local 2 --dp-rank-start 2 --dp-address 10.0.0.1 --dp-rpc-port 12321\n",
+        peers=("python launch_online_dp.py --dp-size 4 --tp-size 2 --dp-size-local 2 --dp-rank-start 0 --dp-address 10.0.0.1 --dp-rpc-port 12321\n",),
+    )),
 )
 
 
 @check(ENDPOINTS)
 def endpoints(scope: Scope):
     """Nodes of a DP group found by its ranks (``kit.topology``) that name another address or RPC port."""
-    for instance in kit.topology(scope).instances:
+    for instance in kit.topology(scope).groups():
         for problem in instance.checks():
+            launch = problem.share.launch if problem.share is not None else None
+            head_launch = instance.head.launch if instance.head is not None else None
+            if problem.kind == "endpoint" and launch is not None and head_launch is not None and problem.flag:
+                value = head_launch.command.options.get(problem.flag)
+                yield kit.launcher_finding(ENDPOINTS, launch.command, launch.path, Text(
+                    en=problem.text.en + " (launch_online_dp.py passes it to every rank)",
+                    zh=problem.text.zh + "（launch_online_dp.py 会把它传给每个 rank）"), problem.flag, problem.want,
+                    Text(en=f"use the head's {problem.flag}", zh=f"使用主节点的 {problem.flag}"), value.raw if value is not None and value.raw else None)
+                continue
             engine = problem.share.engine if problem.share is not None else None
             if problem.kind != "endpoint" or engine is None or problem.flag is None or problem.want is None:
                 continue

@@ -16,7 +16,8 @@
 * messages (``text``): ``Text``, ``kit.kv_role_phrase``, ``kit.sizes``;
 * capture-size arithmetic shared by the graph rules (``capture``);
 * the deployment's layout (``topology``): ``kit.topology(scope)`` (the ``linter/topology.py`` Topology the
-  deployment pass read: instances, shares per node, engines, proxies, launchers), ``kit.node_topology``.
+  deployment pass read: instances, shares per node, engines, proxies, launchers), ``kit.node_topology``,
+  ``kit.launcher_finding`` (a group problem at a ``launch_online_dp.py`` call's option, with its fix).
 
 A rule module imports ``qlint.rules.base`` (metadata, findings), ``qlint.rules.graph``
 (``check``, ``fact``, ``Scope``), this kit and the plan's types, never another rule family
@@ -78,7 +79,7 @@ from qlint.rules.kit.release import (
 )
 from qlint.rules.kit.resize import RESIZE_FACTS, Resize, resize
 from qlint.rules.kit.text import kv_role_phrase, sizes
-from qlint.rules.kit.topology import node_topology, topology
+from qlint.rules.kit.topology import LAUNCHER_SOURCES, launcher_finding, node_topology, topology
 
 __all__ = [
     "ENUMERATION_CAP", "divisors",
@@ -89,5 +90,5 @@ __all__ = [
     "env_on", "env_span", "first_option", "insert_option", "integer", "is_main", "json_key", "json_text",
     "key_mapped", "kv_role_phrase", "model_span", "name_span", "option", "option_span", "paired_vllm", "point", "positional", "release",
     "replace", "resize", "round_for_spec", "round_up", "script_name", "set_env", "set_key", "set_value", "set_word", "shell_word", "since",
-    "sizes", "span_of", "node_topology", "topology",
+    "sizes", "span_of", "node_topology", "topology", "LAUNCHER_SOURCES", "launcher_finding",
 ]
