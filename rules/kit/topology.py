@@ -52,7 +52,7 @@ def launcher_finding(rule: RuleMeta, command: LauncherCommand, path: str, text: 
     value = command.options.get(flag) if flag is not None else None
     span = value.span if value is not None else command.span
     if want is None or flag is None:
-        return Finding(rule, text, span, Fix(advice), path=path)
+        return Finding(rule, text, span, Fix(advice, safety="unsafe"), path=path)  # (advice: no edit)
     word = write or shell_word(want)
     if value is not None:
         edits = replace(value.span, word) if value.raw != word else []
