@@ -68,6 +68,11 @@ def offers(plan: LaunchPlan) -> set[tuple]:
                 tokens.add(("kv", str(kv.json.data.get("kv_connector")), model))
     if is_template(plan):
         tokens.add(("dp-template",))
+    for command in plan.commands:
+        # the launch_online_dp.py calls of one external DP group over nodes all name the head's --dp-address
+        dp_address = command.options.get("--dp-address") if isinstance(command, LauncherCommand) else None
+        if dp_address is not None and dp_address.text:
+            tokens.add(("dp", dp_address.text))
     for node in ray_nodes(plan):
         if node.head and node.port is not None:
             tokens.add(("ray-head", node.port))

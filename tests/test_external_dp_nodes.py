@@ -89,3 +89,16 @@ def test_generator_and_linter_share_the_launch_group_checks():
     shares[1] = Share("node1", 4, 8, 2)
     problems = Instance("g", "mixed", 16, 2, False, 7500, 12600, "10.40.0.1", shares, None, "launch").problems()
     assert [p.en for p in problems] == ["the local DP sizes of the group add up to 12, but --dp-size is 16"]
+
+
+def test_launcher_files_named_one_by_one_join_by_the_heads_address():
+    """Two launcher scripts named on the command line are one deployment when they name one --dp-address
+    (as engines naming one --data-parallel-address are); a launcher of another address stays apart."""
+    from qlint.linter.grouping import linked_groups
+    from qlint.linter.lint import lint_bytes
+
+    scripts = dict((name, data) for name, data in files())
+    other = scripts["launch_1.sh"].replace(b"--dp-address 10.40.0.1", b"--dp-address 10.50.0.1")
+    plans = [lint_bytes(name, data).plan for name, data in
+             (("launch_0.sh", scripts["launch_0.sh"]), ("launch_1.sh", scripts["launch_1.sh"]), ("other.sh", other))]
+    assert linked_groups(plans) == [[0, 1], [2]]
