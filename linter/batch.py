@@ -1,10 +1,10 @@
 """Many files in one ``qlint`` call: read and lint them in a pool of processes when the batch is big,
 and keep for the deployment pass only what it needs.
 
-* Files are analysed in the order given; a batch of at least ``PARALLEL_FROM`` files (and a machine
-  with more than one core) is analysed by one forked worker per core, whose answers come back in that
-  same order, so the output is the serial one byte for byte (``tests/test_batch.py``). A smaller batch,
-  ``--fix``/``--diff`` and stdin stay in this process.
+* Files are analysed in the order given; with ``QLINT_WORKERS=N`` (or ``auto``: one per core) a batch of
+  at least ``PARALLEL_FROM`` files is analysed by N forked workers, whose answers come back in that same
+  order, so the output is the serial one byte for byte (``tests/test_batch.py``). A smaller batch,
+  ``--fix``/``--diff`` and stdin stay in this process, and so does every batch by default.
 * A file named on its own that cannot be linked to another one (it shares no DP group or KV pair, is no
   DP template and names no other engine: :func:`qlint.linter.grouping.may_join`) is its own deployment
   unless a proxy names its endpoint. Its deployment pass runs at once, and what is kept of it is its
@@ -31,11 +31,16 @@ CHUNK = 8
 
 
 def workers() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+    """The worker processes a big batch uses: ``QLINT_WORKERS`` (``auto``: one per core), else 1 (none:
+    all in this process). Measured on the 2-core machine (benchmarks/bench.py, README), shipping the
+    results back costs more than the second core gives, so one process is the default."""
+    chosen = os.environ.get("QLINT_WORKERS", "")
+    if chosen == "auto":
+        try:
+            return len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            return os.cpu_count() or 1
+    return int(chosen) if chosen.isdigit() and int(chosen) > 0 else 1
 
 
 @record

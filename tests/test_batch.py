@@ -62,8 +62,8 @@ def _batch_of(count: int) -> list[str]:
 
 @pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
 def test_parallel_output_is_the_serial_output(output, monkeypatch):
-    if batch.workers() < 2:
-        pytest.skip("one core: the batch is never split")
+    monkeypatch.setenv("QLINT_WORKERS", "2")
+    assert batch.workers() == 2
     files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
     parallel = _run(["--format", output, *files])
     monkeypatch.setattr(cli_check, "PARALLEL_FROM", 10**9)
