@@ -9,7 +9,8 @@ The wheel is built from this checkout (``pip wheel --no-deps``) and installed in
 with this venv's site-packages for the dependencies, so nothing of the editable install is on the
 start-up path. Runs use bytecode caching (``PYTHONDONTWRITEBYTECODE`` removed, the cache under a
 scratch ``PYTHONPYCACHEPREFIX``) after two warm-up runs, and an empty, read-only ``HOME`` and
-``XDG_CACHE_HOME``: what a fresh CI runner sees. Figures: median wall time and lowest CPU time
+``XDG_CACHE_HOME``: what a fresh CI runner sees (``--no-cache`` also sets ``QLINT_CACHE_DIR=off``, for
+when the process may write there anyway, as root may). Figures: median wall time and lowest CPU time
 (user + system of the child), and the in-process ``lint_bytes`` time per script over the fixtures.
 """
 
@@ -82,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--file", default="examples/qwen36_27b_a2.sh", help="the script to lint")
     parser.add_argument("--passes", type=int, default=5, help="in-process passes over the fixtures (best)")
     parser.add_argument("--importtime", action="store_true", help="print the slowest imports of one cold run")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="QLINT_CACHE_DIR=off: nowhere to cache (as root, a read-only HOME is still writable)")
     parser.add_argument("--source", type=Path, default=ROOT,
                         help="the checkout to build (e.g. a worktree of main, for a before/after)")
     options = parser.parse_args(argv)
@@ -95,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
                                                                  "QLINT_CACHE_DIR")}
         env.update(PYTHONPYCACHEPREFIX=str(folder / "pycache"), NO_COLOR="1", HOME=str(home),
                    XDG_CACHE_HOME=str(home / ".cache"))
-        home.chmod(0o555)  # read-only and empty: nothing can be cached between runs
+        if options.no_cache:
+            env["QLINT_CACHE_DIR"] = "off"
+        home.chmod(0o555)  # read-only and empty: nothing can be cached between runs (unless run as root)
         shellcheck = shutil.which("shellcheck")
         commands = {"qlint": [str(qlint), str(script)]}
         if shellcheck:
@@ -128,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         per_script = subprocess.run([python, "-c", _IN_PROCESS, str(options.passes), *fixtures], env=env,
                                     cwd=folder, capture_output=True, text=True, check=True).stdout.strip()
         home.chmod(0o755)
-    print(f"source: {options.source}; file: {options.file}; runs: {options.runs}; load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
+    print(f"source: {options.source}; cache: {'off' if options.no_cache else 'HOME'}; file: {options.file}; runs: {options.runs}; load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
     for name in commands:
         print(f"{name:10s} cold wall median {statistics.median(walls[name]) * 1000:6.1f} ms, "
               f"min {min(walls[name]) * 1000:6.1f} ms; CPU min {min(cpus[name]) * 1000:6.1f} ms")

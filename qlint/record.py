@@ -17,7 +17,8 @@ third of the start of ``qlint FILE``. ``record`` attaches shared, already compil
   are those of ``dataclasses`` (a frozen record hashes as the tuple of its fields). ``eq=False``
   adds neither: instances compare and hash by identity;
 * ``frozen=True``: setting or deleting an attribute raises :class:`FrozenInstanceError` (an
-  AttributeError); ``__init__`` and ``__post_init__`` set fields with ``object.__setattr__``;
+  AttributeError); ``__init__``, ``__post_init__`` and ``__setstate__`` (``copy``, ``pickle``) set
+  fields with ``object.__setattr__``;
 * ``slots=True``: the class is rebuilt with ``__slots__`` for the fields it adds.
 
 :func:`replace` and :func:`fields` are ``dataclasses.replace`` / ``dataclasses.fields`` for

@@ -67,6 +67,24 @@ def test_frozen_records_refuse_assignment_and_slots_have_no_dict():
     assert isinstance(FrozenInstanceError("x"), AttributeError)
 
 
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_records_copy_and_pickle(how):
+    """As dataclasses allow (results may cross processes): frozen and slotted records included."""
+    import copy
+    import pickle
+
+    from qlint.knowledge.text import Text
+    from qlint.rules.plan import Span, Value
+
+    again = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": lambda o: pickle.loads(pickle.dumps(o))}[how]
+    for original in (Point(1, 2), Bag("a", ["x"]), Child("k", 2, [3]), Span(1, 2, 3, 4), Text("a", "b"),
+                     Value("x", Span(1, 1, 1, 2), symbols=["$1"])):
+        copied = again(original)
+        assert copied == original and type(copied) is type(original)
+    with pytest.raises(FrozenInstanceError):
+        again(Point(1)).x = 3  # type: ignore[misc]
+
+
 def test_defaults_factories_post_init_and_compare_false():
     first, second = Bag("a"), Bag("a")
     assert first.items == [] and first.items is not second.items  # a fresh list each
