@@ -57,6 +57,15 @@ def test_init_repr_eq_and_hash_as_dataclasses():
         hash(Bag("a"))  # mutable records are unhashable, as dataclasses with eq
 
 
+def test_eq_false_keeps_identity():
+    @record(eq=False)
+    class Node:
+        name: str
+
+    first, second = Node("a"), Node("a")
+    assert first != second and first == first and len({first, second}) == 2
+
+
 def test_frozen_records_refuse_assignment_and_slots_have_no_dict():
     point = Point(1)
     with pytest.raises(FrozenInstanceError):
