@@ -29,8 +29,23 @@ LAYERWISE_PROXY = "load_balance_proxy_layerwise_server_example.py"
 PLAIN_PROXY = "load_balance_proxy_server_example.py"
 
 
+class ScriptTree:
+    """What every generated multi-file tree offers: ``files`` by name (scripts and README), in writing order."""
+
+    files: dict[str, str]
+
+    @property
+    def executables(self) -> list[str]:
+        return [name for name in self.files if name.endswith(".sh")]
+
+    @property
+    def scripts_in_order(self) -> list[tuple[str, str]]:
+        """(file name, text) of every script in the order the README runs them (engines, then the proxy)."""
+        return [(name, text) for name, text in self.files.items() if name.endswith(".sh")]
+
+
 @dataclass
-class NodesDeployment:
+class NodesDeployment(ScriptTree):
     """Scripts by file name (one per node, plus the proxy), the README, and the topology they follow."""
 
     files: dict[str, str]
@@ -40,15 +55,6 @@ class NodesDeployment:
     def to_json(self) -> str:
         return json.dumps({"files": self.files, "scripts": {k: asdict(v) for k, v in self.scripts.items()}},
                           indent=2, ensure_ascii=False)
-
-    @property
-    def executables(self) -> list[str]:
-        return [name for name in self.files if name.endswith(".sh")]
-
-    @property
-    def scripts_in_order(self) -> list[tuple[str, str]]:
-        """(file name, text) of every script, engines first, then the proxy."""
-        return [(name, text) for name, text in self.files.items() if name.endswith(".sh")]
 
     def side(self, role: str) -> Deployment:
         """The first engine script of a PD side (``prefill`` / ``decode``)."""

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.linter.generate import Deployment, GenerationError, _variant, generate
-from qlint.linter.generate_nodes import _fits, _model
+from qlint.linter.generate_nodes import ScriptTree, _fits, _model
 from qlint.linter.ray_cluster import DEFAULT_PORT, NOSET, VISIBLE
 from qlint.linter.topology import ADDRESS, Instance, Placement, Share, Topology, address_of
 
@@ -34,7 +34,7 @@ WAIT_SECONDS = 5
 
 
 @dataclass
-class RayDeployment:
+class RayDeployment(ScriptTree):
     """The scripts of a Ray instance by file name (head first), the README, and its sizes."""
 
     files: dict[str, str]
@@ -45,14 +45,6 @@ class RayDeployment:
     notes: list[str] = field(default_factory=list)
     topology: Topology | None = None
     """The plan in ``linter/topology.py`` terms: one ``ray`` instance, a share per node (its NPUs), head first."""
-
-    @property
-    def executables(self) -> list[str]:
-        return [name for name in self.files if name.endswith(".sh")]
-
-    @property
-    def scripts_in_order(self) -> list[tuple[str, str]]:
-        return [(name, text) for name, text in self.files.items() if name.endswith(".sh")]
 
     def to_json(self) -> str:
         return json.dumps({"files": self.files, "executor": "ray", "nodes": self.nodes, "tp": self.tp, "pp": self.pp,
