@@ -181,10 +181,25 @@ def deployment_folder_files(path: str, walk) -> list[str]:
     parent = os.path.dirname(folder)
     from pathlib import Path
 
-    at_root = any(os.path.exists(os.path.join(folder, name)) for name in (".git", ".qlint.toml", "pyproject.toml"))
-    # a repository's (or a configured project's) own folder is the top: its parent holds other projects
-    root = Path(parent) if parent and parent != folder and not at_root and _has_sibling_folders(folder) else Path(folder)
+    # a repository's (or a configured project's) own folder is the top: its parent holds other projects;
+    # outside any project (a file under /tmp or a home folder) the parent is not climbed to at all
+    inside = _project_top(folder) not in (None, folder)
+    root = Path(parent) if inside and _has_sibling_folders(folder) else Path(folder)
     return [str(found) for found in walk(root, unreadable=[])]
+
+
+_PROJECT_MARKS = (".git", ".qlint.toml", "pyproject.toml")
+
+
+def _project_top(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that is a repository's or a configured project's own."""
+    while True:
+        if any(os.path.exists(os.path.join(folder, name)) for name in _PROJECT_MARKS):
+            return folder
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up
 
 
 def _has_sibling_folders(folder: str) -> bool:

@@ -95,7 +95,8 @@ def test_deployment_globs_in_the_configuration_override_the_folders(tmp_path, pd
 
 
 def test_with_deployment_reads_the_rest_of_a_changed_files_deployment(tmp_path, pd_pair):
-    paths = _layout(tmp_path, {"prefill/run_p.sh": pd_pair["run_p.sh"], "decode/run_d.sh": pd_pair["run_d.sh"],
+    (tmp_path / ".git").mkdir()  # pre-commit runs in a repository; the deployment is a folder of it
+    paths = _layout(tmp_path / "deploy", {"prefill/run_p.sh": pd_pair["run_p.sh"], "decode/run_d.sh": pd_pair["run_d.sh"],
                                "proxy.sh": pd_pair["proxy.sh"], "unrelated/tool.sh": "echo hello\n"})
     alone = _json(run(["--format", "json", paths["decode/run_d.sh"]]))
     assert "QL610" not in {item["rule"] for item in alone}  # the broken side is not read
@@ -104,6 +105,18 @@ def test_with_deployment_reads_the_rest_of_a_changed_files_deployment(tmp_path, 
     found = _json(hooked)
     assert "QL610" in {item["rule"] for item in found}
     assert not any(item["path"].endswith("tool.sh") for item in found)
+
+
+def test_with_deployment_outside_any_project_reads_the_files_folder_only(tmp_path, pd_pair):
+    # no repository or project above: the parent (say /tmp, or a home folder) holds unrelated trees
+    paths = _layout(tmp_path / "deploy", {"prefill/run_p.sh": pd_pair["run_p.sh"],
+                                          "decode/run_d.sh": pd_pair["run_d.sh"],
+                                          "elsewhere/broken.sh": "echo 'unterminated\n"})
+    result = run(["--format", "json", "--with-deployment", paths["decode/run_d.sh"]])
+    assert result.exit_code == 0, result.output  # the sibling folders were not read (no QL610, no input error)
+    (tmp_path / ".git").mkdir()
+    inside = run(["--format", "json", "--with-deployment", paths["decode/run_d.sh"]])
+    assert inside.exit_code == 2  # inside a repository the parent's tree is read, the broken file with it
 
 
 def test_hooks_read_the_deployment_of_a_changed_file():
