@@ -51,7 +51,7 @@ UNKNOWN_MODEL = RuleMeta(
 def _suggestions(scope: Scope, reference: str) -> list[str]:
     ids = tuple(model.id for model in scope.kb.models)
     words = name_words(reference)
-    guesses = close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.4)
+    guesses = close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.5)
     return guesses or [model.id for model in scope.kb.models if model.in_scope and model.id.lower() in words][:2]
 
 

@@ -25,7 +25,13 @@ def test_unknown_model_says_what_was_skipped(version):
     for skipped in ("QL206", "QL301", "QL310"):  # heads, context length, weights
         assert skipped in message
     assert "# qlint: model=" in info[0].fix.description
+    assert "closest known ids" not in message  # "final" is not a misspelt model id (it was 0.4 like MiniMax-M3)
     assert ids(findings, "error") == []  # nothing guessed
+
+
+def test_a_misspelt_model_id_gets_the_close_one():
+    [info] = [f for f in lint("vllm serve /models/Qwn3.6-27B\n", "a2", "v0.23.0") if f.rule.id == "QL314"]
+    assert "closest known ids: Qwen3.6-27B" in info.message  # a letter dropped
 
 
 def test_known_model_gets_no_info():
