@@ -27,8 +27,9 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     """``cli_check.run`` keyword arguments for ``argv`` (without the program name), or None."""
     if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
         return None  # click's shell completion
+    explicit = bool(argv) and argv[0] == "check"
     if argv and argv[0] in COMMANDS:
-        if argv[0] != "check":
+        if not explicit:
             return None
         argv = argv[1:]
     options: dict[str, Any] = {}
@@ -61,6 +62,6 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
             options[_FLAGS[token]] = True
         else:
             return None
-    if not paths:
-        return None
+    if not paths or (not explicit and any(path in COMMANDS for path in paths)):
+        return None  # a subcommand after options (qlint --lang zh explain QL201): click moves it first
     return {"paths": tuple(paths), **options}

@@ -23,8 +23,23 @@ class DefaultGroup(click.Group):
         if args and args[0] in ("--help", "-h", "--version"):
             return super().parse_args(ctx, args)
         if not args or args[0] not in self.commands:
+            args = self._command_first(args)
+        if not args or args[0] not in self.commands:
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def _command_first(self, args: list[str]) -> list[str]:
+        """``qlint --lang zh explain QL201`` as ``qlint explain --lang zh QL201``: a subcommand named
+        after leading options (the first word that is no option's value) is the command, as when it
+        comes first; to lint a file named like a command, write ``qlint check rules`` or ``./rules``."""
+        valued = {name for param in self.commands["check"].params if isinstance(param, click.Option)
+                  and not param.is_flag and not param.count for name in param.opts}
+        index = 0
+        while index < len(args) and args[index].startswith("-") and args[index] not in ("-", "--"):
+            index += 2 if args[index] in valued else 1
+        if index < len(args) and args[index] in self.commands:
+            return [args[index], *args[:index], *args[index + 1:]]
+        return args
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})

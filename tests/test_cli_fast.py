@@ -154,3 +154,23 @@ def test_console_script_does_not_import_click(tmp_path, argv):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, input=FAULTY, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 1 and "CLICK False" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("argv", [["--lang", "zh", "explain", "QL201"], ["--format", "json", "rules", "QL201"],
+                                  ["--format", "json", "check", "faulty.sh"]])
+def test_a_subcommand_after_leading_options_is_the_command(argv, tmp_path, monkeypatch):
+    # not a lint of files named "explain" / "rules" (a new user's `qlint --lang zh explain QL201`)
+    from click.testing import CliRunner
+
+    from qlint.linter.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "faulty.sh").write_text(FAULTY)
+    assert cli_fast.parse(argv) is None
+    out = CliRunner().invoke(main, argv)
+    if "explain" in argv:
+        assert out.exit_code == 0 and out.output.startswith("QL201") and "检查内容" in out.output
+    elif "rules" in argv:
+        assert out.exit_code == 0 and [item["id"] for item in json.loads(out.output)] == ["QL201"]
+    else:
+        assert out.exit_code == 1 and {item["path"] for item in json.loads(out.output)} == {"faulty.sh"}
