@@ -252,10 +252,11 @@ def deployment_files(item: Analysed, walk) -> list[str]:
 
 
 def deployment_groups(analysed: list) -> list[list[Analysed]]:
-    """Deployments: ``[tool.qlint] deployments`` globs first, then each directory argument, then
-    named files linked by what they reference (files read only for pre-commit join a group or
-    are dropped)."""
-    from qlint.linter.grouping import glob_key, groups_of_links, links
+    """Deployments: ``[tool.qlint] deployments`` globs first, then each directory argument (split where a
+    subfolder holds a complete deployment of its own: ``grouping.folder_deployments``), then named files
+    linked by what they reference (files read only for pre-commit join a group or are dropped)."""
+    from qlint.linter.grouping import folder_deployments, glob_key, groups_of_links, links
+    from qlint.rules.plan import ProxyCommand
 
     by_key: dict[tuple, list[Analysed]] = {}
     loose: list[tuple[Analysed, tuple]] = []
@@ -267,7 +268,16 @@ def deployment_groups(analysed: list) -> list[list[Analysed]]:
             by_key.setdefault(origin, []).append(item)
         else:
             loose.append((item, origin))
-    groups = list(by_key.values())
+    groups: list[list[Analysed]] = []
+    for origin_key, in_dir in by_key.items():
+        if origin_key[0] != "dir":
+            groups.append(in_dir)
+            continue
+        all_links = [item.links if item.links is not None else links(item.result.plan) for item in in_dir]
+        proxies = [item.result.plan is not None and any(isinstance(c, ProxyCommand) for c in item.result.plan.commands)
+                   for item in in_dir]
+        for indices in folder_deployments([item.path for item in in_dir], all_links, proxies):
+            groups.append([in_dir[index] for index in indices])
     for members in groups_of_links([item.links if item.links is not None else links(item.result.plan)
                                     for item, _ in loose]):
         if any(loose[index][1][0] == "named" for index in members):

@@ -3,7 +3,8 @@
 - ``[tool.qlint] deployments`` globs (relative to the configuration file's folder): the files
   each glob matches are one deployment, whatever else holds;
 - a directory argument is one deployment with all its subfolders (``prefill/``, ``decode/``
-  and a proxy under one folder);
+  and a proxy under one folder), except a subfolder that holds a complete deployment of its own
+  beside others (a proxy and every engine it sends to: ``folder_deployments``);
 - files named one by one are one deployment only when they reference each other: a proxy
   lists an engine's host and port, engines share a DP group (``--data-parallel-address``),
   a KV producer and a KV consumer serve the same model through the same connector,
@@ -155,6 +156,49 @@ def groups_of_links(all_links: list[tuple[set[tuple], set[tuple]]]) -> list[list
     for index in range(len(all_links)):
         groups.setdefault(find(index), []).append(index)
     return [groups[key] for key in sorted(groups)]
+
+
+def folder_deployments(paths: list[str], all_links: list[tuple[set[tuple], set[tuple]]],
+                       proxies: list[bool]) -> list[list[int]]:
+    """A directory argument's files (indices) split into deployments by folder, in order.
+
+    The directory is one deployment, except that a subfolder holding a complete deployment of its own
+    beside other subfolders is its own: it has a proxy and every engine its proxies send to is served
+    by its own files (``qlint generate -o deploy/a`` and ``-o deploy/b`` side by side). Generated trees
+    name their nodes by the same placeholders (``${DECODE0_IP:?...}``) and ports, so by what they
+    reference alone two such trees would read as one. The rest of the folder (its own files and the
+    subfolders that are not complete, ``prefill/`` and ``decode/`` beside a ``proxy.sh``) stays one.
+    """
+    folders = [os.path.dirname(os.path.abspath(path)) for path in paths]
+
+    def complete(members: list[int]) -> bool:
+        have = set().union(*(all_links[i][0] for i in members))
+        found = [i for i in members if proxies[i]]
+        return bool(found) and all(token in have for i in found for token in all_links[i][1])
+
+    def split(members: list[int], folder: str) -> list[list[int]]:
+        children: dict[str, list[int]] = {}
+        for index in members:
+            if folders[index] != folder:
+                child = os.path.relpath(folders[index], folder).split(os.sep, 1)[0]
+                children.setdefault(child, []).append(index)
+        if len(children) < 2:
+            return [members]
+        out: list[list[int]] = []
+        rest: list[int] = []
+        for child, inside in children.items():
+            if complete(inside):
+                out += split(inside, os.path.join(folder, child))
+            else:
+                rest += inside
+        rest += [index for index in members if folders[index] == folder]
+        if rest:
+            out.append(sorted(rest))
+        return sorted(out, key=min)
+
+    if not paths:
+        return []
+    return split(list(range(len(paths))), os.path.commonpath(folders))
 
 
 def glob_key(path: str, patterns: list[str], root: str | None) -> str | None:

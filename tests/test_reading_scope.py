@@ -61,6 +61,61 @@ def test_a_pd_pair_split_over_two_folders_under_one_directory_is_one_deployment(
     assert "QL610" in rules
 
 
+@pytest.fixture(scope="module")
+def sibling_trees(tmp_path_factory) -> Path:
+    """Two generated 397B 1P1D trees side by side (``deploy/a``, ``deploy/b``): the same placeholders
+    (``${DECODE0_IP:?...}``) and ports in both."""
+    root = tmp_path_factory.mktemp("siblings") / "deploy"
+    for name in ("a", "b"):
+        assert run(["generate", "--model", "Qwen3.5-397B-A17B-w8a8", "--hardware", "a3", "--pd", "1P1D",
+                    "-o", str(root / name)]).exit_code == 0
+    return root
+
+
+def _copy_tree(source: Path, target: Path) -> Path:
+    import shutil
+
+    shutil.copytree(source, target)
+    return target
+
+
+def _texts(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_complete_deployments_in_sibling_folders_are_not_merged(tmp_path, sibling_trees):
+    clean = run(["--format", "json", str(sibling_trees)])
+    assert clean.exit_code == 0 and _json(clean) == []
+    root = _copy_tree(sibling_trees, tmp_path / "deploy")
+    script = root / "b" / "run_d1.sh"
+    text = script.read_text()
+    port = re.search(r"--data-parallel-rpc-port (\d+)", text)
+    assert port is not None
+    script.write_text(text.replace(port.group(0), f"--data-parallel-rpc-port {int(port.group(1)) + 1}", 1))
+    found = _json(run(["--format", "json", str(root)]))
+    assert [(Path(item["path"]).relative_to(root).as_posix(), item["rule"]) for item in found] \
+        == [("b/run_d1.sh", "QL617")]
+    # the same verdict as the broken tree read alone
+    alone = _json(run(["--format", "json", str(root / "b")]))
+    assert [(item["line"], item["rule"], item["message"]) for item in alone] == \
+        [(item["line"], item["rule"], item["message"]) for item in found]
+    before = _texts(root)
+    fixed = run(["--fix", "--unsafe-fixes", str(root)])
+    assert fixed.exit_code == 0, fixed.output
+    after = _texts(root)
+    changed = {name for name in before if before[name] != after[name]}
+    assert changed == {"b/run_d1.sh"}
+    assert after["b/run_d1.sh"] == text  # only the port, back to the head's
+
+
+def test_a_proxy_beside_some_of_its_engines_keeps_the_directory_one_deployment(tmp_path, pd_pair):
+    # prefill/ holds the proxy, but the decoder it sends to lives in decode/: prefill/ is not complete alone
+    _layout(tmp_path, {"prefill/run_p.sh": pd_pair["run_p.sh"], "prefill/proxy.sh": pd_pair["proxy.sh"],
+                       "decode/run_d.sh": pd_pair["run_d.sh"]})
+    rules = {item["rule"] for item in _json(run(["--format", "json", str(tmp_path)]))}
+    assert "QL610" in rules
+
+
 def test_named_files_that_reference_each_other_are_cross_checked(tmp_path, pd_pair):
     paths = _layout(tmp_path, pd_pair)
     found = _json(run(["--format", "json", paths["run_p.sh"], paths["run_d.sh"], paths["proxy.sh"]]))
