@@ -15,8 +15,6 @@ QL626 ``ray-noset-visible-devices``, QL627 ``ray-with-nnodes``, QL628 ``ray-num-
 
 from __future__ import annotations
 
-import ipaddress
-
 from qlint.knowledge.text import Text
 from qlint.linter.ray_cluster import (
     DEFAULT_PORT,
@@ -94,6 +92,8 @@ ADDRESS = RuleMeta(
 
 def _ip(text: str | None) -> str | None:
     """``text`` when it is an IP address (placeholders such as ``{head_node_ip}`` are not compared)."""
+    import ipaddress  # here, not at start-up (~1.5 ms), as rules/server_ready.py's urllib.parse
+
     try:
         return str(ipaddress.ip_address(text)) if text is not None else None
     except ValueError:

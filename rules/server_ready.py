@@ -9,7 +9,7 @@ L22-L33).
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import re
 
 from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -70,6 +70,31 @@ def _port(serve: ServeCommand) -> int:
     option = serve.opt("--port")
     number = option.value.as_int() if option is not None and option.value is not None else None
     return number if number is not None else 8000  # FrontendArgs.port
+
+
+_PLAIN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([A-Za-z0-9.\-]*)(?::([0-9]{1,5}))?(?=[/?#]|\Z)")
+"""A URL whose host and port ``urlsplit`` reads the obvious way (no user, brackets, escapes or spaces)."""
+
+
+class _Parts:
+    __slots__ = ("hostname", "port")
+
+    def __init__(self, hostname: str | None, port: int | None) -> None:
+        self.hostname, self.port = hostname, port
+
+
+def urlsplit(url: str):
+    """``urllib.parse.urlsplit(url)`` as far as ``.hostname`` and ``.port`` go. A plain URL
+    (``http://127.0.0.1:8000/v1``) is read here: urllib.parse, with the ipaddress module it imports,
+    costs about 2.5 ms at start-up; anything else goes to urllib.parse (same values, same errors)."""
+    match = _PLAIN_URL.match(url)
+    if match is not None:
+        host, port = match.groups()
+        if port is None or int(port) <= 65535:
+            return _Parts(host.lower() or None, int(port) if port is not None else None)
+    from urllib.parse import urlsplit as split
+
+    return split(url)
 
 
 def _endpoints(client: ClientCommand) -> list[tuple[str | None, int | None]] | None:
