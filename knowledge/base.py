@@ -87,11 +87,14 @@ def parse_version(tag: str) -> Version:
     return Version(tag.removeprefix("v"))
 
 
-_RELEASE_TEXT = re.compile(
-    r"^v?(?P<number>\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)"
-    r"(?P<suffix>(?:-(?:a2|a3|310p|openeuler|ubuntu[\w.]*|dev))*)$",
-    re.IGNORECASE,
-)
+_RELEASE_TEXT = (r"^v?(?P<number>\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)"
+                 r"(?P<suffix>(?:-(?:a2|a3|310p|openeuler|ubuntu[\w.]*|dev))*)$")
+
+
+@lru_cache(maxsize=None)
+def _pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(source, flags)`` on first use: a module's patterns are not all needed by a lint."""
+    return re.compile(source, flags)
 
 
 def release_tag(text: str) -> str:
@@ -107,7 +110,7 @@ def release_tag(text: str) -> str:
     stripped = text.strip()
     if stripped.lower() == MAIN:
         return MAIN
-    match = _RELEASE_TEXT.match(stripped)
+    match = _pattern(_RELEASE_TEXT, re.IGNORECASE).match(stripped)
     if match is None:
         raise InvalidVersion(f"{text!r} is not a vllm-ascend release tag like v0.23.0")
     number = match.group("number").lower()
@@ -138,19 +141,23 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _read(filename: str) -> bytes:
-    # The package's data folder straight from disk, which is what importlib.resources
-    # reads for an installed package, unless its ``files`` was replaced (tests do)
+def _direct() -> bool:
+    """Whether the data files are read straight from the package's data folder, which is what
+    importlib.resources reads for an installed package, unless its ``files`` was replaced (tests do)."""
     module = sys.modules.get("importlib.resources")
     common = sys.modules.get("importlib.resources._common")
-    if module is None or (common is not None and module.files is getattr(common, "files", None)):
+    return module is None or (common is not None and module.files is getattr(common, "files", None))
+
+
+def _read(filename: str) -> bytes:
+    if _direct():
         try:
             with open(os.path.join(_DATA_DIR, filename), "rb") as handle:
                 return handle.read()
         except OSError:
-            module = __getattr__("resources")
+            pass
     try:
-        return module.files("qlint.knowledge.data").joinpath(filename).read_bytes()
+        return __getattr__("resources").files("qlint.knowledge.data").joinpath(filename).read_bytes()
     except FileNotFoundError as error:
         raise KnowledgeError(f"{filename}: missing knowledge file") from error
 
@@ -195,14 +202,14 @@ def _validate(filename: str, key: str, model_name: str, data: bytes) -> list[Rec
 
 # A Hugging Face hub cache holds a checkpoint as .../models--ORG--NAME/snapshots/<revision>; the last
 # component is a commit hash, the name is in the folder above (huggingface_hub's cache layout).
-_HUB_CACHE = re.compile(r"(?:^|/)models--[^/]+?--([^/]+)/snapshots/[^/]+/?$")
+_HUB_CACHE = r"(?:^|/)models--[^/]+?--([^/]+)/snapshots/[^/]+/?$"
 
 
 def _basename(reference: str) -> str:
     """The checkpoint's name in a model reference, lower-case: the last path component, or the
     model name of a Hugging Face cache snapshot path; ModelScope's cache spells a ``.`` of the
     name as ``___`` (``Qwen3___5-27B``), read back as ``.``."""
-    hub = _HUB_CACHE.search(reference)
+    hub = _pattern(_HUB_CACHE).search(reference) if "/snapshots/" in reference else None
     name = hub.group(1) if hub else reference.rstrip("/").rsplit("/", 1)[-1]
     return name.replace("___", ".").lower()
 
@@ -212,7 +219,7 @@ def checkpoint_name(reference: str) -> str:
     return _basename(reference)
 
 
-_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+_WORD_SPLIT = r"[^a-z0-9]+"
 
 
 def _squeeze(name: str) -> str:
@@ -223,7 +230,7 @@ def _squeeze(name: str) -> str:
 
 def name_words(reference: str) -> list[str]:
     """The lower-case words of a checkpoint name's last path component (split at -, _, ., ...)."""
-    return [word for word in _WORD_SPLIT.split(_basename(reference)) if word]
+    return [word for word in _pattern(_WORD_SPLIT).split(_basename(reference)) if word]
 
 
 @record
@@ -298,7 +305,7 @@ class KnowledgeBase:
         found = self.format_from_name(reference)
         wanted = found.id if found is not None else "bf16"
         tail = _basename(reference).removeprefix(model.id.lower())
-        mtp = "mtp" in _WORD_SPLIT.split(tail)
+        mtp = "mtp" in _pattern(_WORD_SPLIT).split(tail)
         fitting = [v for v in model.variants if v.quantization == wanted]
         for candidate in fitting:
             if candidate.mtp_head == mtp:
@@ -552,17 +559,48 @@ def _blobs_and_digest() -> tuple[dict[str, bytes], str]:
     return blobs, digest.hexdigest()
 
 
-def _compiled_fields(digest: str) -> dict[str, list[Record]] | None:
-    """The records from the shipped compiled file, else from the user's cache; None when neither matches."""
+def _stamp(blob: bytes) -> list[int]:
+    """A data file's size and CRC-32, as the shipped compiled form records each file it was built from."""
+    from binascii import crc32  # a checksum of what was compiled, against edits (not a security digest)
+
+    return [len(blob), crc32(blob)]
+
+
+def _shipped() -> dict[str, Any] | None:
+    """The body of the compiled form shipped in the package (``compiled.decode``); None without one."""
     from qlint.knowledge import compiled
 
     try:
         with open(os.path.join(_DATA_DIR, SHIPPED), "rb") as handle:
-            fields = compiled.loads(handle.read(), digest, Record)
+            return compiled.decode(handle.read(), Record)
     except OSError:
-        fields = None
-    if fields is not None:
-        return fields
+        return None
+
+
+def _current(shipped: dict[str, Any] | None) -> dict[str, list[Record]] | None:
+    """The fields of the shipped compiled form when it was built from the data files as they are now: this
+    qlint version, and every data file of the size and CRC-32 it records. Cheaper than the digest of the
+    data files (``_blobs_and_digest``), which is only computed when this says no."""
+    if shipped is None or shipped.get("version") != __version__ or not _direct():
+        return None
+    stamps = shipped.get("stamps")
+    if not isinstance(stamps, dict) or len(stamps) != len(DATA_FILES):
+        return None
+    for _, filename, _, _ in DATA_FILES:
+        try:
+            with open(os.path.join(_DATA_DIR, filename), "rb") as handle:
+                blob = handle.read()
+        except OSError:
+            return None
+        if stamps.get(filename) != _stamp(blob):
+            return None
+    return shipped["fields"]
+
+
+def _cached_fields(digest: str) -> dict[str, list[Record]] | None:
+    """The records from the user's cache built from data with ``digest``; None when there is none."""
+    from qlint.knowledge import compiled
+
     directory = _cache_dir()
     cache = directory / f"knowledge-{digest}.json" if directory else None
     if cache is None or not compiled.trusted_cache_file(cache):
@@ -609,7 +647,8 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     fields = _validated_fields(blobs)
     _assemble(fields)  # the same checks as a load
     knowledge = folder / SHIPPED
-    knowledge.write_bytes(compiled.dumps(digest, fields, Record) + b"\n")
+    stamps = {filename: _stamp(blobs[filename]) for _, filename, _, _ in DATA_FILES}
+    knowledge.write_bytes(compiled.dumps(digest, fields, Record, stamps, __version__) + b"\n")
     validated = folder / releases.SHIPPED_VALIDATED
     validated.write_bytes(releases.validated_releases())
     return [knowledge, validated]
@@ -618,20 +657,28 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
 @lru_cache(maxsize=1)
 def load() -> KnowledgeBase:
     """Load the knowledge base: from the compiled form shipped in the package when it was
-    built from these data files, else from the user's cache (``$QLINT_CACHE_DIR``, default
+    built from these data files (each of the size and CRC-32 it records, checked without hashing
+    them; else the digest of the data files decides), else from the user's cache (``$QLINT_CACHE_DIR``, default
     ``~/.cache/qlint``; ``QLINT_CACHE_DIR=off`` disables it), else validated with pydantic
     (and then cached). Compiled forms are JSON (see ``qlint.knowledge.compiled``).
 
     Raises KnowledgeError when a file is missing or a field is invalid (the
     message names the file and the field path).
     """
-    blobs, digest = _blobs_and_digest()
-    fields = _compiled_fields(digest)
+    shipped = _shipped()
+    fields = _current(shipped)
+    blobs: dict[str, bytes] | None = None
+    if fields is None:  # a data file changed since the shipped form was built (or none is shipped)
+        blobs, digest = _blobs_and_digest()
+        fields = shipped["fields"] if shipped is not None and shipped.get("digest") == digest \
+            else _cached_fields(digest)
     if fields is not None:
         try:
             return _assemble(fields)
         except (TypeError, KeyError, AttributeError, KnowledgeError):
             pass  # a damaged compiled form is rebuilt from the data files
+    if blobs is None:
+        blobs, digest = _blobs_and_digest()
     fields = _validated_fields(blobs)
     base = _assemble(fields)
     _write_cache(digest, fields)

@@ -5,7 +5,8 @@ a few hundred milliseconds, so the validated records are kept in a compiled form
 shipped in the package (``knowledge/data/compiled.json``, written by
 ``python -m qlint.knowledge.compiled``) and, when that is missing or stale, in the user's
 cache directory. Both carry a digest of the data files they were built from and are used
-only when it matches. JSON rather than pickle: a planted or damaged file can at worst be
+only when it matches; the shipped one also records each data file's size and CRC-32, so that a
+run checks it is current without hashing the data files. JSON rather than pickle: a planted or damaged file can at worst be
 ignored, never run code.
 
 Encoding: a record is ``{"\\u0000r": {field: value}}``, a tuple ``{"\\u0000t": [...]}``, a
@@ -49,15 +50,22 @@ def encode(value: Any, record_type: type) -> Any:
     raise TypeError(f"compiled knowledge cannot hold a {type(value).__name__}")
 
 
-def dumps(digest: str, fields: dict[str, list[Any]], record_type: type) -> bytes:
-    """The compiled form of ``fields`` (KnowledgeBase field -> records) built from data with ``digest``."""
-    body = {"format": FORMAT, "digest": digest,
-            "fields": {name: encode(records, record_type) for name, records in fields.items()}}
+def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
+          stamps: dict[str, list[int]] | None = None, version: str | None = None) -> bytes:
+    """The compiled form of ``fields`` (KnowledgeBase field -> records) built from data with ``digest``;
+    ``stamps`` (data file -> [size, CRC-32]) and the qlint ``version`` let a run check that the form is
+    current without hashing the data files (see ``qlint.knowledge.base.load``)."""
+    body: dict[str, Any] = {"format": FORMAT, "digest": digest,
+                            "fields": {name: encode(records, record_type) for name, records in fields.items()}}
+    if stamps is not None:
+        body["stamps"] = stamps
+        body["version"] = version
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
-def loads(data: bytes, digest: str, record_type: type) -> dict[str, list[Any]] | None:
-    """The fields of a compiled blob built from data with ``digest``; None when it is stale or damaged."""
+def decode(data: bytes, record_type: type) -> dict[str, Any] | None:
+    """The body of a compiled blob (``format``, ``digest``, ``fields``, maybe ``stamps`` and ``version``),
+    records rebuilt; None when it is damaged or of another format."""
 
     def hook(obj: dict[str, Any]) -> Any:
         if len(obj) == 1:
@@ -73,10 +81,15 @@ def loads(data: bytes, digest: str, record_type: type) -> dict[str, list[Any]] |
         body = json.loads(data, object_hook=hook)
     except (ValueError, TypeError, RecursionError):
         return None
-    if not isinstance(body, dict) or body.get("format") != FORMAT or body.get("digest") != digest:
+    if not isinstance(body, dict) or body.get("format") != FORMAT or not isinstance(body.get("fields"), dict):
         return None
-    fields = body.get("fields")
-    return fields if isinstance(fields, dict) else None
+    return body
+
+
+def loads(data: bytes, digest: str, record_type: type) -> dict[str, list[Any]] | None:
+    """The fields of a compiled blob built from data with ``digest``; None when it is stale or damaged."""
+    body = decode(data, record_type)
+    return body["fields"] if body is not None and body.get("digest") == digest else None
 
 
 def trusted_cache_file(path: Path) -> bool:

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from qlint import __version__
-from qlint.knowledge.base import KnowledgeError, _blake2b, _cache_dir, parse_version, release_tag
+from qlint.knowledge.base import KnowledgeError, _cache_dir, parse_version, release_tag
 from qlint.record import field, record, replace
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -337,10 +337,12 @@ SHIPPED_VALIDATED = "validated_releases.json"
 
 
 def _pair_digest(ascend_bytes: bytes, vllm_bytes: bytes) -> str:
-    """What names one release's data files (and this qlint version) in markers and the shipped list."""
-    digest = _blake2b(__version__.encode(), digest_size=16)
-    digest.update(ascend_bytes + b"\0" + vllm_bytes)
-    return digest.hexdigest()
+    """What names one release's data files (and this qlint version) in markers and the shipped list: the
+    size and CRC-32 of each file (a check against edits, cheaper than hashing them on every run)."""
+    from binascii import crc32
+
+    return (f"{__version__}-{len(ascend_bytes):x}-{crc32(ascend_bytes):08x}"
+            f"-{len(vllm_bytes):x}-{crc32(vllm_bytes):08x}")
 
 
 @lru_cache(maxsize=1)

@@ -6,30 +6,51 @@ cheap to import; ``qlint.knowledge.models`` uses the same types for validation.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from qlint.record import record
 
-CITATION = re.compile(r"^(?P<url>https://[^\s()]+)(?: \((?P<note>[^\n]+)\))?$")
-"""A citation: a public https URL, optionally followed by a space and a parenthesised note for reviewers.
+# The patterns, compiled on first use (``_compiled``): compiling them all costs a lint that needs few of them.
+_SOURCES = {
+    # A citation: a public https URL, optionally followed by a space and a parenthesised note for reviewers.
+    "CITATION": r"^(?P<url>https://[^\s()]+)(?: \((?P<note>[^\n]+)\))?$",
+    "_HEX40": r"^[0-9a-f]{40}$",
+    # A release tag: v0.23.0, v0.25.1rc1, 0.6.0, bash-5.2, v6.6 ... ; never a branch such as main or releases/x.
+    "_TAG": r"^(?:[A-Za-z][\w]*-)?v?\d+(?:\.\d+)+[\w.+\-]*$|^v\d+$",
+    "_GITHUB": (
+        r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)"
+        r"(?:/(?P<kind>blob|tree)/(?P<ref>[^/?#]+)/[^?#\s]*(?:\?plain=1)?(?:#L\d+(?:-L\d+)?|#[\w\-]+)?"
+        r"|/(?:issues|pull)/\d+(?:#[\w\-]+)?"
+        r"|/commit/(?P<commit>[0-9a-f]{40})(?:#[\w\-]+)?"
+        r"|/releases/tag/(?P<release>[^/?#\s]+))$"
+    ),
+    "_VLLM_DOCS": r"^https://docs\.vllm\.ai/(?:projects/ascend/)?(?:en|zh-cn)/v\d+\.\d+[\w.\-]*/\S*$",
+    "_POSIX": r"^https://pubs\.opengroup\.org/onlinepubs/\d{10}/\S+$",
+    "_PINNED_AT": r"^https://github\.com/vllm-project/(vllm-ascend|vllm)/(?:blob|tree)/([^/]+)/",
+}
+_COMPILED: dict[str, Any] = {}
 
-The URL must be pinned (see :func:`pin_problem`); the note is English prose shown on English doc
-pages only and never replaces the URL.
-"""
 
-_HEX40 = re.compile(r"^[0-9a-f]{40}$")
-# A release tag: v0.23.0, v0.25.1rc1, 0.6.0, bash-5.2, v6.6 ... ; never a branch such as main or releases/x.
-_TAG = re.compile(r"^(?:[A-Za-z][\w]*-)?v?\d+(?:\.\d+)+[\w.+\-]*$|^v\d+$")
-_GITHUB = re.compile(
-    r"^https://github\.com/(?P<owner>[\w.\-]+)/(?P<repo>[\w.\-]+)"
-    r"(?:/(?P<kind>blob|tree)/(?P<ref>[^/?#]+)/[^?#\s]*(?:\?plain=1)?(?:#L\d+(?:-L\d+)?|#[\w\-]+)?"
-    r"|/(?:issues|pull)/\d+(?:#[\w\-]+)?"
-    r"|/commit/(?P<commit>[0-9a-f]{40})(?:#[\w\-]+)?"
-    r"|/releases/tag/(?P<release>[^/?#\s]+))$"
-)
-_VLLM_DOCS = re.compile(r"^https://docs\.vllm\.ai/(?:projects/ascend/)?(?:en|zh-cn)/v\d+\.\d+[\w.\-]*/\S*$")
-_POSIX = re.compile(r"^https://pubs\.opengroup\.org/onlinepubs/\d{10}/\S+$")
+def _compiled(name: str) -> Any:
+    """The compiled pattern ``name`` of ``_SOURCES``."""
+    found = _COMPILED.get(name)
+    if found is None:
+        import re
+
+        found = _COMPILED[name] = re.compile(_SOURCES[name])
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    """``CITATION`` (the compiled citation pattern), compiled when first asked for.
+
+    A citation: a public https URL, optionally followed by a space and a parenthesised note for reviewers.
+    The URL must be pinned (see :func:`pin_problem`); the note is English prose shown on English doc
+    pages only and never replaces the URL.
+    """
+    if name == "CITATION":
+        return _compiled(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pin_problem(url: str) -> str | None:
@@ -40,13 +61,13 @@ def pin_problem(url: str) -> str | None:
     docs.vllm.ai pages under a version path (``/en/v0.23.0/...``), and POSIX at a dated edition
     (``pubs.opengroup.org/onlinepubs/9699919799/...``).
     """
-    match = _GITHUB.match(url)
+    match = _compiled("_GITHUB").match(url)
     if match:
         ref = match.group("ref") or match.group("release")
-        if match.group("kind") and not (_HEX40.match(ref) or _TAG.match(ref)):
+        if match.group("kind") and not (_compiled("_HEX40").match(ref) or _compiled("_TAG").match(ref)):
             return f"{ref!r} is a branch, not a release tag or a 40-hex commit"
         return None
-    if _VLLM_DOCS.match(url) or _POSIX.match(url):
+    if _compiled("_VLLM_DOCS").match(url) or _compiled("_POSIX").match(url):
         return None
     if url.startswith("https://docs.vllm.ai/"):
         return "a docs.vllm.ai page needs a version path such as /en/v0.23.0/"
@@ -55,25 +76,22 @@ def pin_problem(url: str) -> str | None:
 
 def citation_url(citation: str) -> str:
     """The URL of a citation (its note dropped)."""
-    match = CITATION.match(citation)
+    match = _compiled("CITATION").match(citation)
     return match.group("url") if match else citation
 
 
 def citation_note(citation: str) -> str:
     """The reviewer's note of a citation, or ``""``."""
-    match = CITATION.match(citation)
+    match = _compiled("CITATION").match(citation)
     return (match.group("note") or "") if match else ""
 
 
 MAIN_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
 """The vllm-ascend main commit qlint's knowledge was read at (``main`` is cited at this commit)."""
 
-_PINNED_AT = re.compile(r"^https://github\.com/vllm-project/(vllm-ascend|vllm)/(?:blob|tree)/([^/]+)/")
-
-
 def pinned_ref(url: str) -> tuple[str, str] | None:
     """``("vllm-ascend" | "vllm", ref)`` of a GitHub source link of either project, else None."""
-    match = _PINNED_AT.match(url)
+    match = _compiled("_PINNED_AT").match(url)
     return (match.group(1), match.group(2)) if match else None
 
 
@@ -104,7 +122,7 @@ def check_sources(sources) -> list[str]:
     if not sources:
         raise ValueError("at least one source citation is required")
     for citation in sources:
-        match = CITATION.match(citation) if isinstance(citation, str) else None
+        match = _compiled("CITATION").match(citation) if isinstance(citation, str) else None
         if match is None:
             raise ValueError(
                 f"citation {citation!r} is not a public https URL (optionally followed by a space and a "

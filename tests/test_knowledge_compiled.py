@@ -175,3 +175,51 @@ def test_a_fresh_read_only_home_gives_the_same_findings_without_validating(tmp_p
     found = json.loads(report)
     assert {item["rule"] for item in found} >= {"QL206", "QL106"}
     assert found == json.loads(cached.stdout)
+
+
+@pytest.fixture
+def data_copy(tmp_path, monkeypatch):
+    """A copy of the data folder (its compiled form written there) read in place of the package's."""
+    import shutil
+
+    folder = tmp_path / "data"
+    shutil.copytree(base._DATA_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(base, "_DATA_DIR", str(folder))
+    monkeypatch.setenv("QLINT_CACHE_DIR", "off")
+    base.write_shipped(folder)
+    validated = []
+    real = base._validated_fields
+    monkeypatch.setattr(base, "_validated_fields", lambda blobs: validated.append(1) or real(blobs))
+    base.load.cache_clear()
+    yield folder, validated
+    base.load.cache_clear()
+
+
+def _first_model_len(kb: base.KnowledgeBase) -> int:
+    return kb.models[0].max_model_len
+
+
+@pytest.mark.parametrize("written", ["max_model_len = 262143\n", "max_model_len = 131072000\n"])
+def test_a_changed_data_file_is_read_in_place_of_the_shipped_form(data_copy, written):
+    """The shipped form is trusted by the size and CRC-32 it records of each data file, without hashing
+    them; an edit (of the same size or not) is seen at once, and the form written again is trusted."""
+    folder, validated = data_copy
+    assert _first_model_len(base.load()) == 262144 and validated == []  # current: read, not validated
+    models = folder / "models.toml"
+    text = models.read_text()
+    assert text.count("max_model_len = 262144\n") > 1
+    models.write_text(text.replace("max_model_len = 262144\n", written, 1))
+    base.load.cache_clear()
+    assert _first_model_len(base.load()) == int(written.split("=")[1]) and validated == [1]
+    base.write_shipped(folder)  # validates the data files once more
+    validated.clear()
+    base.load.cache_clear()
+    assert _first_model_len(base.load()) == int(written.split("=")[1]) and validated == []
+
+
+def test_a_shipped_form_of_another_qlint_version_is_not_trusted(data_copy, monkeypatch):
+    folder, validated = data_copy
+    monkeypatch.setattr(base, "__version__", "0.0.0-other")
+    assert base._current(base._shipped()) is None
+    base.load()
+    assert validated == [1]  # the digest names the version too: validated again
