@@ -95,11 +95,16 @@ _ANALYSE: Callable[[Job], Outcome] | None = None
 """The analysis of one job, set in this process before the workers fork (they inherit it)."""
 
 
+def forks(count: int) -> bool:
+    """Whether a batch of ``count`` files is analysed in worker processes (else all in this one)."""
+    return count >= PARALLEL_FROM and min(workers(), count // CHUNK) >= 2 and _can_fork()
+
+
 def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bool) -> Iterator[Outcome]:
     """``analyse`` over ``jobs``, in their order; in forked worker processes when ``parallel`` and the
-    batch is big enough."""
+    batch is big enough (``forks``)."""
     count = min(workers(), len(jobs) // CHUNK)
-    if not parallel or len(jobs) < PARALLEL_FROM or count < 2 or not _can_fork():
+    if not parallel or not forks(len(jobs)):
         for job in jobs:
             yield analyse(job)
         return

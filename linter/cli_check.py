@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
-from qlint.linter.batch import PARALLEL_FROM, Job, Outcome, analyse_all, settle, slim
+from qlint.linter.batch import Job, Outcome, analyse_all, forks, settle, slim
 from qlint.linter.cli_report import report_findings, report_group, report_notes, streams
 from qlint.record import record
 
@@ -97,7 +97,7 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     jobs += [Job(path, ("named",), alone=path != "-") for path in named]
     for job in jobs:
         seen.add(os.path.abspath(job.path) if job.path != "-" else job.path)
-    parallel = not (fix or show_diff) and "-" not in named and len(jobs) >= PARALLEL_FROM
+    parallel = not (fix or show_diff) and "-" not in named and forks(len(jobs))
     prepared = {job.path: prepare(job.path, cache, chosen, inline) for job in jobs} if parallel else None
 
     def deploy_now(members):
@@ -202,20 +202,32 @@ class Analysed:
 
 
 def prepare(path, cache, overrides, inline) -> tuple[Effective, Policy]:
-    """The configuration in force for ``path`` and the policy it gives (exit 2 on a bad configuration)."""
+    """The configuration in force for ``path`` and the policy it gives (exit 2 on a bad configuration).
+
+    Resolved once per configuration file (and command line): the files under one configuration share
+    one Effective and one Policy (neither is changed once made; ``config.for_script`` copies)."""
     from qlint.linter.config import ConfigError, resolve
-    from qlint.linter.lint import Policy
 
     try:
-        effective = resolve(cache.for_path(path), overrides)
+        found = cache.for_path(path)
+        key = (id(found), id(overrides), inline)
+        known = cache.prepared.get(key)
+        if known is not None and known[0] is found and known[1] is overrides:
+            return known[2]
+        effective = resolve(found, overrides)
     except ConfigError as error:
         fail(str(error))
-    if not effective.enabled_ids():  # never "no problems" when no rule ran
+    from qlint.linter.lint import Policy
+
+    enabled = effective.enabled_ids()
+    if not enabled:  # never "no problems" when no rule ran
         from qlint.linter.config import empty_selection
 
         fail(empty_selection(effective))
-    return effective, Policy(enabled=effective.enabled_ids(), severity=effective.severity,
-                             inline_suppressions=inline, hardware=effective.hardware, version=effective.vllm_ascend)
+    prepared = effective, Policy(enabled=enabled, severity=effective.severity, inline_suppressions=inline,
+                                 hardware=effective.hardware, version=effective.vllm_ascend)
+    cache.prepared[key] = (found, overrides, prepared)
+    return prepared
 
 
 def analyse(path, cache, overrides, settings, kb, mode, quiet, notices, inline, say=None):

@@ -315,6 +315,7 @@ class ConfigCache:
         self.fixed = load_config_file(fixed) if fixed is not None else None
         self._by_folder: dict[str, ConfigFile | None] = {}
         self._by_file: dict[Path, ConfigFile] = {}
+        self.prepared: dict[tuple, tuple] = {}  # qlint check: (Effective, Policy) per configuration, shared by its files
 
     def for_path(self, path: str) -> ConfigFile | None:
         """The configuration that applies to a linted path (``-``: the current folder)."""

@@ -50,7 +50,6 @@ def _run(args: list[str]) -> tuple[int, str, str]:
 @pytest.fixture
 def serial(monkeypatch):
     monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
-    monkeypatch.setattr(cli_check, "PARALLEL_FROM", 10**9)
 
 
 def _batch_of(count: int) -> list[str]:
@@ -66,7 +65,7 @@ def test_parallel_output_is_the_serial_output(output, monkeypatch):
     assert batch.workers() == 2
     files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
     parallel = _run(["--format", output, *files])
-    monkeypatch.setattr(cli_check, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
     assert _run(["--format", output, *files]) == parallel
 
 
@@ -116,3 +115,29 @@ def test_each_file_is_analysed_once(serial, monkeypatch):
     monkeypatch.setattr("qlint.linter.deployment.lint_bytes", counting)
     _run(MIXED)
     assert sorted(counted) == sorted(set(counted)) and len(counted) == len(MIXED)
+
+
+def test_files_under_one_configuration_share_its_policy(serial, monkeypatch, tmp_path):
+    """The configuration of a folder is resolved once for all its files (one Effective, one Policy), and a
+    folder with its own configuration gets its own."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / ".qlint.toml").write_text('ignore = ["QL201"]\n')
+    for folder in ("a", "b"):
+        for port in (8100, 8101):
+            (tmp_path / folder / f"run{port}.sh").write_text(ENGINE.format(port=port))
+    seen = []
+    real = cli_check.analyse
+
+    def recording(*args, **kwargs):
+        item = real(*args, **kwargs)
+        seen.append(item)
+        return item
+
+    monkeypatch.setattr(cli_check, "analyse", recording)
+    _run(sorted(str(p) for p in tmp_path.rglob("*.sh")))
+    by_folder: dict[str, set[int]] = {}
+    for item in seen:
+        by_folder.setdefault(Path(item.path).parent.name, set()).add(id(item.policy))
+    assert len(seen) == 4 and all(len(ids) == 1 for ids in by_folder.values())
+    assert by_folder["a"] != by_folder["b"]
