@@ -7,11 +7,10 @@ the installation guide's image table and the tutorials' Docker sections (``hardw
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
-_IMAGE = re.compile(
-    r"vllm-ascend:(?P<tag>v\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?|main)(?P<suffix>-a3|-310p)?(?:-openeuler|-ubuntu[\w.]*)?$"
-)
+_IMAGE = r"vllm-ascend:(?P<tag>v\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?|main)(?P<suffix>-a3|-310p)?(?:-openeuler|-ubuntu[\w.]*)?$"
+_COMPILED: list[Any] = []  # _IMAGE, compiled when a reference first names vllm-ascend
 
 
 def parse_image(reference: str) -> tuple[str, str | None] | None:
@@ -19,7 +18,13 @@ def parse_image(reference: str) -> tuple[str, str | None] | None:
 
     Returns None when the text is not a vllm-ascend image reference.
     """
-    match = _IMAGE.search(reference.strip())
+    if "vllm-ascend:" not in reference:
+        return None
+    if not _COMPILED:
+        import re
+
+        _COMPILED.append(re.compile(_IMAGE))
+    match = _COMPILED[0].search(reference.strip())
     if match is None:
         return None
     return match.group("tag"), match.group("suffix")

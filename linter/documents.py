@@ -23,13 +23,11 @@ Nothing is executed or evaluated.
 from __future__ import annotations
 
 from qlint.linter.shell import Assignment, Comment, Unread, Word, parse_tree
-from qlint.linter.source import InputError, SourceText
+from qlint.linter.source import MARKDOWN_SUFFIXES, YAML_SUFFIXES, InputError, SourceText, kind_of
 from qlint.linter.wrappers import Layer, Part
 from qlint.record import field, record
 from qlint.rules.plan import Span
 
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
-YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "console", "zsh", "ksh", "shell-session", "shellsession"})
 _PROMPTED = frozenset({"console", "shell-session", "shellsession"})
 _BLANK = bytes(13 if byte == 13 else 32 for byte in range(256))  # every byte but CR becomes a space
@@ -59,16 +57,6 @@ class Document:
     comments: list[Comment] = field(default_factory=list)
     unread: list[Unread] = field(default_factory=list)
     found: str = ""
-
-
-def kind_of(path: str, data: bytes) -> str:
-    """``markdown``, ``yaml`` or ``shell`` from the file name (content decides for YAML in folders)."""
-    lower = path.lower()
-    if lower.endswith(MARKDOWN_SUFFIXES):
-        return "markdown"
-    if lower.endswith(YAML_SUFFIXES):
-        return "yaml"
-    return "shell"
 
 
 def read_document(source: SourceText, kind: str | None = None) -> Document | None:

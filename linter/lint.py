@@ -12,9 +12,8 @@ from packaging.version import InvalidVersion
 from qlint.knowledge.base import KnowledgeBase, load, release_tag
 from qlint.knowledge.images import parse_image
 from qlint.linter.planner import build_plan
-from qlint.linter.documents import read_document
 from qlint.linter.shell import ShellSyntaxError, parse_launches, parse_script
-from qlint.linter.source import InputError, SourceText
+from qlint.linter.source import InputError, SourceText, kind_of
 from qlint.linter.suppressions import (
     UNUSED_SUPPRESSION,
     Suppressed,
@@ -108,7 +107,11 @@ def lint_bytes(
     policy = policy or Policy()
     try:
         source = SourceText.from_bytes(path, data)
-        document = read_document(source, kind)
+        document = None
+        if (kind or kind_of(source.path, source.data)) in ("markdown", "yaml"):
+            from qlint.linter.documents import read_document  # Markdown and YAML only
+
+            document = read_document(source, kind)
         if document is None:
             parsed = parse_script(source, bindings)
         elif document.text is not None:

@@ -9,12 +9,11 @@ negates a boolean ``X``, and ``--json-flag.key value`` sets one JSON sub-key.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.knowledge.images import parse_image
-from qlint.linter.jsonspan import key_offsets, layout
-from qlint.linter.model_dir import read_model_dir
 from qlint.linter.shell import ParsedScript, SimpleCommand, Word
 from qlint.linter.source import SourceText
 from qlint.linter.suppressions import is_suppression_comment
@@ -203,6 +202,8 @@ class Planner:
             return
         value = JsonValue(data=data)
         if isinstance(data, dict) and word.content_start is not None:
+            from qlint.linter.jsonspan import layout  # a JSON object was written
+
             try:
                 found = layout(text)
             except RecursionError:  # nested too deeply to map: the keys keep the option's span
@@ -311,7 +312,9 @@ class Planner:
             command.model = positionals[0]
         elif "--model" in command.options and command.options["--model"].value is not None:
             command.model = command.options["--model"].value
-        if command.model is not None and command.model.text:
+        if command.model is not None and command.model.text and os.path.isdir(command.model.text):
+            from qlint.linter.model_dir import read_model_dir  # a local model folder exists
+
             command.local_model = read_model_dir(command.model.text)
         if command.model is not None:
             command.option_line = _option_line(source, words, command.model.span)
@@ -354,7 +357,12 @@ class Planner:
                     continue
                 try:
                     data = json.loads(body.value)
-                    offsets = key_offsets(body.value) if isinstance(data, dict) else {}
+                    if isinstance(data, dict):
+                        from qlint.linter.jsonspan import key_offsets
+
+                        offsets = key_offsets(body.value)
+                    else:
+                        offsets = {}
                 except (ValueError, RecursionError):
                     continue
                 if isinstance(data, dict) and isinstance(data.get("model"), str):

@@ -13,6 +13,20 @@ MAX_BYTES = 5 * 1024 * 1024
 
 _NEWLINE = re.compile(b"\n")
 
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def kind_of(path: str, data: bytes) -> str:
+    """``markdown``, ``yaml`` or ``shell`` from the file name (content decides for YAML in folders).
+    Only a Markdown or YAML file needs ``qlint.linter.documents``, which reads them."""
+    lower = path.lower()
+    if lower.endswith(MARKDOWN_SUFFIXES):
+        return "markdown"
+    if lower.endswith(YAML_SUFFIXES):
+        return "yaml"
+    return "shell"
+
 
 class InputError(Exception):
     """The input cannot be linted (binary, too large, not UTF-8, unreadable).
