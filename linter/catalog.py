@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from qlint.knowledge.text import Text
+from qlint.record import record
 from qlint.rules.base import RuleMeta
 
 RULE_DOC_URL = "https://qlint.readthedocs.io/en/latest/rules/{id}.html"
@@ -20,9 +22,44 @@ def rule_url(rule_id: str) -> str:
     return RULE_DOC_URL.format(id=rule_id)
 
 
+@record(frozen=True, slots=True)
+class RuleEntry:
+    """A rule as the rule index (``rules/index.json``) lists it: enough to select, list and name rules
+    without importing a rule module (``all_rules`` has the whole metadata)."""
+
+    id: str
+    name: str
+    severity: str
+    groups: tuple[str, ...]
+    title: Text
+    fix: str
+
+
+@lru_cache(maxsize=1)
+def rule_entries() -> tuple[RuleEntry, ...]:
+    """Every rule (graph rules and linter meta rules) as the rule index lists it, sorted by id."""
+    from qlint.linter.suppressions import UNUSED_SUPPRESSION
+    from qlint.rules.index import load_index
+
+    meta = UNUSED_SUPPRESSION
+    entries = [RuleEntry(rule_id, entry["name"], entry["severity"], tuple(entry["groups"]), Text(**entry["title"]),
+                         entry["fix"]) for rule_id, entry in load_index()["rules"].items()]
+    entries.append(RuleEntry(meta.id, meta.name, meta.severity, meta.groups, meta.title, meta.fix))
+    return tuple(sorted(entries, key=lambda entry: entry.id))
+
+
+@lru_cache(maxsize=1)
+def rule_ids() -> frozenset[str]:
+    """The id of every rule (graph rules and linter meta rules), from the rule index."""
+    from qlint.linter.suppressions import UNUSED_SUPPRESSION
+    from qlint.rules.index import load_index
+
+    return frozenset([*load_index()["rules"], UNUSED_SUPPRESSION.id])
+
+
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[RuleMeta, ...]:
-    """Metadata of every rule (graph rules and linter meta rules), sorted by id."""
+    """Metadata of every rule (graph rules and linter meta rules), sorted by id (imports every rule module)."""
     from qlint.linter.suppressions import UNUSED_SUPPRESSION
     from qlint.rules.graph import default_graph
 
@@ -30,13 +67,24 @@ def all_rules() -> tuple[RuleMeta, ...]:
     return tuple(sorted(metas, key=lambda meta: meta.id))
 
 
-def find_rule(token: str) -> RuleMeta | None:
+@lru_cache(maxsize=1)
+def _metas_by_id() -> dict[str, RuleMeta]:
+    return {meta.id: meta for meta in all_rules()}
+
+
+def find_entry(token: str) -> RuleEntry | None:
     """The rule named by an id (any case: ``ql201``) or a name (``tp-divides-heads``), or None."""
     wanted = token.strip()
-    for meta in all_rules():
-        if meta.id == wanted.upper() or meta.name == wanted.lower():
-            return meta
+    for entry in rule_entries():
+        if entry.id == wanted.upper() or entry.name == wanted.lower():
+            return entry
     return None
+
+
+def find_rule(token: str) -> RuleMeta | None:
+    """The metadata of the rule ``find_entry`` finds, or None."""
+    entry = find_entry(token)
+    return None if entry is None else _metas_by_id()[entry.id]
 
 
 def rules_in_group(group: str) -> list[RuleMeta]:
@@ -44,20 +92,28 @@ def rules_in_group(group: str) -> list[RuleMeta]:
     return [meta for meta in all_rules() if group in meta.groups]
 
 
-def match_selector(selector: str) -> list[RuleMeta]:
+def match_entries(selector: str) -> list[RuleEntry]:
     """Rules a ``select``/``ignore`` entry names: an id, a name, a group (``memory``)
-    or an id prefix (``QL2``).
+    or an id prefix (``QL2``), sorted by id.
 
     Returns an empty list when the selector names nothing.
     """
     from qlint.rules.groups import GROUPS
 
-    meta = find_rule(selector)
-    if meta is not None:
-        return [meta]
+    entry = find_entry(selector)
+    if entry is not None:
+        return [entry]
     if selector.strip().lower() in GROUPS:
-        return rules_in_group(selector.strip().lower())
+        group = selector.strip().lower()
+        return [e for e in rule_entries() if group in e.groups]
     prefix = selector.strip().upper()
     if prefix.startswith("QL") and (prefix[2:] == "" or prefix[2:].isdigit()):
-        return [m for m in all_rules() if m.id.startswith(prefix)]
+        return [e for e in rule_entries() if e.id.startswith(prefix)]
     return []
+
+
+def match_selector(selector: str) -> list[RuleMeta]:
+    """The metadata of the rules ``match_entries`` names."""
+    entries = match_entries(selector)
+    by_id = _metas_by_id() if entries else {}
+    return [by_id[entry.id] for entry in entries]

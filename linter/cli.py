@@ -118,10 +118,11 @@ def _start_up() -> None:
     _STARTED = True
     gc.disable()
     try:
-        import qlint.rules.registry  # noqa: F401 - the rules and the reader: the first lint imports them anyway
+        from qlint.rules.graph import default_graph  # the rule graph (from the rule index: no rule module yet)
         from qlint.knowledge.base import KnowledgeError, load
         from qlint.linter import cli_check, lint  # noqa: F401
 
+        default_graph()
         try:
             load()
         except KnowledgeError:

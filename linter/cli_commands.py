@@ -50,13 +50,13 @@ def rules_command(selectors, output_format):
     """List the rules (every rule, or those RULES name: ids, names, groups, id prefixes): id, name, severity, groups, title."""
     import json
 
-    from qlint.linter.catalog import all_rules, match_selector
+    from qlint.linter.catalog import match_entries, rule_entries
     from qlint.linter.config import ConfigError, check_selectors
 
-    rules = all_rules()
+    rules = rule_entries()  # (the rule index: no rule module is imported)
     if selectors:
         try:
-            chosen = {m.id for value in check_selectors(list(selectors), "selector") for m in match_selector(value)}
+            chosen = {m.id for value in check_selectors(list(selectors), "selector") for m in match_entries(value)}
         except ConfigError as error:
             fail(f"qlint: {error.message}")
         rules = tuple(m for m in rules if m.id in chosen)

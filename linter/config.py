@@ -27,7 +27,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Literal
 
-from qlint.linter.catalog import all_rules, find_rule, match_selector
+from qlint.linter.catalog import match_entries, rule_ids
 from qlint.record import field, record
 
 if TYPE_CHECKING:
@@ -242,9 +242,9 @@ class Effective:
 
     def enabled_ids(self) -> frozenset[str]:
         """Ids of the rules that run: ``select`` (default all) minus ``ignore``."""
-        chosen = {m.id for m in all_rules()} if self.select is None else {
-            m.id for selector in self.select for m in match_selector(selector)}
-        dropped = {m.id for selector in self.ignore for m in match_selector(selector)}
+        chosen = set(rule_ids()) if self.select is None else {
+            m.id for selector in self.select for m in match_entries(selector)}
+        dropped = {m.id for selector in self.ignore for m in match_entries(selector)}
         return frozenset(chosen - dropped)
 
     def is_failure(self, level: str) -> bool:
@@ -303,7 +303,7 @@ def check_selectors(values: list[str], option: str) -> list[str]:
     """Validate ``--select``/``--ignore`` values (comma lists allowed). Raises ConfigError."""
     out = [part.strip() for value in values for part in value.split(",") if part.strip()]
     for value in out:
-        if not match_selector(value):
+        if not match_entries(value):
             raise ConfigError(f"{option} {value!r} names no rule (see `qlint rules`)", "<command line>")
     return out
 

@@ -10,13 +10,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from qlint.linter.catalog import find_rule, match_selector
+from qlint.linter.catalog import find_entry, match_entries
 from qlint.rules.base import Severity
 
 
 def _check_selectors(values: list[str]) -> list[str]:
     for value in values:
-        if not match_selector(value):
+        if not match_entries(value):
             raise ValueError(f"{value!r} names no rule (see `qlint rules`)")
     return values
 
@@ -52,7 +52,7 @@ class QlintConfig(BaseModel):
     def _known_rules(cls, value: dict[str, str]) -> dict[str, str]:
         out = {}
         for key, level in value.items():
-            meta = find_rule(key)
+            meta = find_entry(key)
             if meta is None:
                 raise ValueError(f"{key!r} names no rule (see `qlint rules`)")
             out[meta.id] = level

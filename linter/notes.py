@@ -16,21 +16,22 @@ from qlint.knowledge.text import Text
 def rules_needing(fact_name: str) -> tuple[str, ...]:
     """Ids of the rules that cannot run while ``fact_name`` is unknown (it is required, directly or
     through the facts they require; ``<fact>_if_known`` facts exist to read it optionally)."""
-    from qlint.rules.graph import FACTS, RULES, default_graph
+    from qlint.rules.graph import default_graph
 
-    default_graph()
+    graph = default_graph()  # (its index: no rule module is imported)
+    facts = graph.fact_requires()
     needing = {fact_name}
     changed = True
     while changed:
         changed = False
-        for name, definition in FACTS.items():
+        for name, requires in facts.items():
             if name in needing or name == f"{fact_name}_if_known":
                 continue
-            if any(required in needing for required in definition.requires):
+            if any(required in needing for required in requires):
                 needing.add(name)
                 changed = True
-    return tuple(sorted(rule_id for rule_id, rule in RULES.items()
-                        if any(required in needing for required in rule.meta.requires)))
+    return tuple(sorted(rule_id for rule_id in graph.rule_ids()
+                        if any(required in needing for required in graph.rule_requires(rule_id))))
 
 
 def no_engine(path: str, found: str) -> Text:
@@ -51,10 +52,10 @@ def _zh_found(found: str) -> str:
 
 def no_hardware(paths: list[str]) -> Text:
     """One note for every file whose hardware is unknown."""
-    from qlint.rules.graph import RULES
+    from qlint.rules.index import rule_groups
 
     ids = rules_needing("hardware")
-    groups = sorted({group for rule_id in ids for group in RULES[rule_id].meta.groups})
+    groups = sorted({group for rule_id in ids for group in rule_groups(rule_id)})
     shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
     return Text(
         en=f"no hardware given or found for {shown}: {len(ids)} rules of the families {', '.join(groups)} were "

@@ -15,7 +15,7 @@ A suppression that suppresses nothing is reported by the meta rule QL901
 from __future__ import annotations
 
 import re
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from qlint.knowledge.text import Text
 from qlint.linter.shell import Comment, ParsedScript
@@ -23,6 +23,9 @@ from qlint.linter.source import SourceText
 from qlint.record import field, record
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.plan import Span
+
+if TYPE_CHECKING:
+    from qlint.linter.catalog import RuleEntry
 
 UNUSED_SUPPRESSION = RuleMeta(
     id="QL901",
@@ -69,7 +72,7 @@ class Code:
 
     text: str
     span: Span
-    meta: RuleMeta | None
+    meta: RuleEntry | None  # the rule as the catalogue lists it (linter.catalog)
     used: bool = False
 
 
@@ -115,7 +118,7 @@ class Outcome:
 
 def parse_suppressions(parsed: ParsedScript) -> list[Suppression]:
     """Read every ``# qlint: disable`` comment of a parsed script, in file order."""
-    from qlint.linter.catalog import find_rule
+    from qlint.linter.catalog import find_entry
 
     source = parsed.source
     starts = sorted(
@@ -144,7 +147,7 @@ def parse_suppressions(parsed: ParsedScript) -> list[Suppression]:
             for token in re.finditer(_CODE, codes_text):
                 column = comment.span.column + offset + token.start()
                 span = Span(comment.span.line, column, comment.span.line, column + len(token.group()))
-                codes.append(Code(token.group(), span, find_rule(token.group())))
+                codes.append(Code(token.group(), span, find_entry(token.group())))
         line = comment.span.line
         trailing = source.line_text(line)[: comment.span.column - 1].strip() != ""
         kind: Literal["file", "line", "next"]

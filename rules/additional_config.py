@@ -47,7 +47,7 @@ STATIC_KERNEL = RuleMeta(
 )
 
 
-@check(STATIC_KERNEL)
+@check(STATIC_KERNEL, when=("additional_config",))
 def static_kernel(scope: Scope):
     """enable_static_kernel=true with npugraph_ex off (assert) or outside FULL graph modes (ignored)."""
     section = scope.get("additional_config").get("ascend_compilation_config")
@@ -114,7 +114,7 @@ DUMP_CONFIG = RuleMeta(
 )
 
 
-@check(DUMP_CONFIG)
+@check(DUMP_CONFIG, when=("additional_config",))
 def dump_config(scope: Scope):
     """dump_config together with dump_config_path."""
     config = scope.get("additional_config")
@@ -168,7 +168,7 @@ def _reduce_sample_checked(scope: Scope) -> bool:
     return kit.holds(scope, "reduce_sample_checks")
 
 
-@check(REDUCE_SAMPLE)
+@check(REDUCE_SAMPLE, when=("additional_config",))
 def reduce_sample(scope: Scope):
     """enable_reduce_sample on kv_producer or with lmhead TP."""
     config = scope.get("additional_config")
@@ -226,7 +226,7 @@ KV_NZ = RuleMeta(
 )
 
 
-@check(KV_NZ)
+@check(KV_NZ, when=("additional_config",))
 def kv_nz(scope: Scope):
     """enable_kv_nz on a non-MLA model or off a kv_consumer."""
     if scope.get("additional_config").get("enable_kv_nz") is not True or not kit.holds(scope, "kv_nz_constraints"):

@@ -49,7 +49,7 @@ PCP = RuleMeta(
 )
 
 
-@check(PCP)
+@check(PCP, when=("option:--decode-context-parallel-size | option:--prefill-context-parallel-size",))
 def pcp(scope: Scope):
     """PCP > 1 with DP > 1 (v0.22.1rc1..v0.24.0rc1) or on the V1 model runner (v0.25.1rc1+);
     DCP > 1 with dynamic speculative decoding (main)."""

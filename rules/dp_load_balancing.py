@@ -118,7 +118,7 @@ HYBRID_LB = RuleMeta(
 )
 
 
-@check(HYBRID_LB)
+@check(HYBRID_LB, when=("option:--data-parallel-start-rank",))
 def hybrid_lb(scope: Scope):
     """Non-zero --data-parallel-start-rank with a local size, without --headless or --data-parallel-rank."""
     serve = scope.serve

@@ -75,7 +75,7 @@ def _fused_mc2(scope: Scope) -> tuple[object, str, Span] | None:
     return value, f"VLLM_ASCEND_ENABLE_FUSED_MC2={text}", kit.env_span(serve, "VLLM_ASCEND_ENABLE_FUSED_MC2")
 
 
-@check(FUSED_MC2)
+@check(FUSED_MC2, when=("additional_config | env:VLLM_ASCEND_ENABLE_FUSED_MC2",))
 def fused_mc2(scope: Scope):
     """enable_fused_mc2 outside the release's values, or together with hierarchy communication."""
     if not kit.holds(scope, "fused_mc2_hierarchy_exclusive"):

@@ -9,6 +9,12 @@ command (scope ``serve``) or once per script (scope ``script``).
 
 Callers use the façade (``order``, ``why``, ``affected_by``, ``evaluate``)
 and never networkx directly.
+
+Loading: ``default_graph()`` is built from the rule index (``rules/index.json``, written by
+``python -m qlint.rules.index``): every fact's and rule's name, scope, requires and module, and the
+evaluation order. A rule module is imported when one of its rules is about to run (its required
+facts are known and its trigger, ``@check(..., when=...)``, holds) or when a fact it defines is
+computed; ``QLINT_RULES=all`` imports every module and runs every rule, triggers aside.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
+import os
 from functools import cached_property
+from importlib import import_module
 from graphlib import CycleError, TopologicalSorter
 
 from qlint.knowledge.base import KnowledgeBase
@@ -69,15 +77,28 @@ class RuleDef:
     meta: RuleMeta
     check: Callable[["Scope"], Iterable[Finding]]
     relations: tuple[tuple[str, str, str], ...] = ()  # (kind, fact_a, fact_b)
+    when: tuple[str, ...] = ()  # the trigger: conditions without which the rule cannot report (see ``check``)
 
     def __init__(self, meta: RuleMeta, check: Callable[["Scope"], Iterable[Finding]],
-                 relations: tuple[tuple[str, str, str], ...] = ()) -> None:
+                 relations: tuple[tuple[str, str, str], ...] = (), when: tuple[str, ...] = ()) -> None:
         object.__setattr__(self, "meta", meta)  # frozen
         object.__setattr__(self, "check", check)
         object.__setattr__(self, "relations", relations)
+        object.__setattr__(self, "when", when)
 
 
-FACTS: dict[str, FactDef] = {}
+class _Facts(dict):
+    """The registered facts. A fact not registered yet is looked up in the rule index and its module
+    imported (``_load_fact``, set by the lazily loaded graph): a rule may read a fact another family defines."""
+
+    def __missing__(self, name: str) -> FactDef:
+        if _load_fact is not None and _load_fact(name):
+            return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+
+_load_fact: Callable[[str], bool] | None = None
+FACTS: dict[str, FactDef] = _Facts()
 RULES: dict[str, RuleDef] = {}
 _RULE_NAMES: dict[str, str] = {}  # rule name -> id, to refuse a name registered twice
 _SCRIPT_FACTS: set[str] = set()  # names of the script-scope facts (read through the parent scope)
@@ -102,8 +123,18 @@ def fact(name: str, *, requires: Iterable[str] = (), scope: Literal["serve", "sc
     return register
 
 
-def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = ()):
-    """Register a rule function ``f(scope) -> iterable of Finding`` with its metadata."""
+def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = (), when: Iterable[str] = ()):
+    """Register a rule function ``f(scope) -> iterable of Finding`` with its metadata.
+
+    ``when`` is the rule's trigger: conditions that all hold whenever the rule can report, so that
+    its module need not be imported (nor the rule run) for a plan where one fails. Each condition is
+    one or more alternatives joined by `` | ``: ``fact`` (a fact of ``meta.requires`` is truthy),
+    ``fact=value`` (it equals the string), ``option:--name`` (a serve command has the option: the
+    serve command of a serve-scope rule, any of the plan's or the deployment's otherwise),
+    ``env:NAME`` (the serve command's environment sets it; serve scope only) or ``command:kind`` (a
+    command of that kind: ``ray-start``, ``proxy``, ``launcher``...). A trigger must be sound: the
+    tests run every rule whose trigger fails and require that it reports nothing and reads no fact.
+    """
 
     def register(function: Callable[["Scope"], Iterable[Finding]]):
         if meta.id in RULES:
@@ -111,11 +142,75 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = ()):
         holder = RULES.get(_RULE_NAMES.get(meta.name, ""))  # (an index: checking every rule was quadratic)
         if holder is not None and holder.meta.name == meta.name:
             raise ValueError(f"rule name {meta.name} registered twice")
-        RULES[meta.id] = RuleDef(meta, function, tuple(relations))
+        conditions = tuple(when)
+        parse_trigger(meta.id, meta.scope, meta.requires, conditions)  # ValueError on a malformed one
+        RULES[meta.id] = RuleDef(meta, function, tuple(relations), conditions)
         _RULE_NAMES[meta.name] = meta.id
         return function
 
     return register
+
+
+Trigger = tuple[tuple[tuple[str, str, "str | None"], ...], ...]
+"""A parsed ``when``: per condition, its alternatives as (kind, name, value): kind ``fact``, ``option``,
+``env`` or ``command``; value only for ``fact=value``."""
+
+
+def parse_trigger(rule_id: str, scope: str, requires: tuple[str, ...], conditions: Iterable[str]) -> Trigger:
+    """The parsed ``when`` of a rule (its id, scope and required facts); ValueError on a condition it
+    cannot be (see ``check``)."""
+    parsed = []
+    for condition in conditions:
+        alternatives = []
+        for text in condition.split("|"):
+            text = text.strip()
+            kind, _, name = text.partition(":") if ":" in text else ("fact", "", text)
+            value = None
+            if kind == "fact":
+                name, equals, wanted = name.partition("=")
+                value = wanted if equals else None
+                if name not in requires:
+                    raise ValueError(f"{rule_id}: trigger {text!r} reads {name!r}, which is not in its requires")
+            elif kind == "env" and scope != "serve":
+                raise ValueError(f"{rule_id}: trigger {text!r}: env: conditions are for serve-scope rules")
+            elif kind not in ("option", "env", "command"):
+                raise ValueError(f"{rule_id}: trigger {text!r}: unknown condition kind {kind!r}")
+            if not name or (kind == "fact" and value == ""):
+                raise ValueError(f"{rule_id}: trigger {text!r} names nothing")
+            alternatives.append((kind, name, value))
+        if not alternatives:
+            raise ValueError(f"{rule_id}: an empty trigger condition")
+        parsed.append(tuple(alternatives))
+    return tuple(parsed)
+
+
+def _holds(trigger: Trigger, scope: "Scope", kind: str) -> bool:
+    """Whether every condition of a trigger has an alternative that holds in ``scope`` (a rule of scope
+    ``kind``). Fact conditions read facts the rule requires, which its gate has just computed."""
+    for alternatives in trigger:
+        for what, name, value in alternatives:
+            if what == "fact":
+                holder = scope.parent if scope.parent is not None and name in _SCRIPT_FACTS else scope
+                known = holder.values.get(name)
+                if not isinstance(known, Known) or (known.value == value if value is not None else known.value):
+                    break
+            elif what == "env":
+                if name in scope.serve.env:
+                    break
+            else:
+                if kind == "serve" and what == "option":
+                    if name in scope.serve.options:
+                        break
+                    continue
+                plans = scope.deployment if kind == "deployment" else [scope.plan]
+                if what == "option":
+                    if any(name in serve.options for plan in plans for serve in plan.serve_commands()):
+                        break
+                elif any(command.kind == name for plan in plans for command in plan.commands):
+                    break
+        else:
+            return False
+    return True
 
 
 @record
@@ -211,11 +306,28 @@ class Scope:
     def trace(self, names: Iterable[str]) -> list[FactTrace]:
         out = []
         for name in names:
-            holder = self.parent if FACTS[name].scope == "script" and self.parent else self
+            holder = self.parent if name in _SCRIPT_FACTS and self.parent else self
             value = holder.values.get(name, UNKNOWN)
             if value is not UNKNOWN:
                 out.append(FactTrace(name, value.value, value.origin))
         return out
+
+
+class _Step:
+    """What ``_run_step`` needs of one rule, computed once: its id, scope kind, required facts (name,
+    is a script fact), the facts it may read, its check (None until its module is imported), its
+    trigger (None: not evaluated) and the module that defines it."""
+
+    __slots__ = ("id", "kind", "requires", "allowed", "check", "trigger", "module")
+
+    def __init__(self, rule_id: str, kind: str, requires: tuple[tuple[str, bool], ...], allowed: tuple[str, ...],
+                 check: Callable[[Scope], Iterable[Finding]] | None, trigger: Trigger | None, module: str) -> None:
+        self.id, self.kind, self.requires, self.allowed = rule_id, kind, requires, allowed
+        self.check, self.trigger, self.module = check, trigger, module
+
+
+# what the graph knows of a rule without importing it: scope, requires, optional, when, module
+_Spec = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
 
 
 class RuleGraph:
@@ -224,41 +336,88 @@ class RuleGraph:
     Evaluation order comes from the standard library's ``graphlib`` so that
     linting does not pay for importing networkx; the networkx graph behind
     ``affected_by`` and ``relations`` is built on first use.
+
+    Built from registered definitions (``RuleGraph(facts, rules)``: every rule runs when its required
+    facts are known) or from the rule index (``RuleGraph.from_index``: a rule runs, and its module is
+    imported, when its required facts are known and its trigger holds). ``audit``: a rule whose trigger
+    fails runs all the same and must report nothing and compute no fact (AssertionError otherwise; tests).
     """
 
-    def __init__(self, facts: dict[str, FactDef], rules: dict[str, RuleDef]):
-        edges: list[tuple[str, str, str]] = []  # (source, target, label)
+    def __init__(self, facts: dict[str, FactDef], rules: dict[str, RuleDef], *, audit: bool = False):
         for definition in facts.values():
             for needed in definition.requires:
                 if needed not in facts:
                     raise ValueError(f"fact {definition.name} requires unknown fact {needed}")
-                edges.append((f"fact:{needed}", f"fact:{definition.name}", "derives"))
         for rule in rules.values():
-            node = f"rule:{rule.meta.id}"
             for needed in rule.meta.requires:
                 if needed not in facts:
                     raise ValueError(f"rule {rule.meta.id} requires unknown fact {needed}")
-                edges.append((f"fact:{needed}", node, "requires"))
             for used in rule.meta.optional:
                 if used not in facts:
                     raise ValueError(f"rule {rule.meta.id} uses unknown fact {used}")
+        fact_specs: dict[str, tuple[str, tuple[str, ...]]] = {
+            name: (definition.scope, definition.requires) for name, definition in facts.items()}
+        rule_specs: dict[str, _Spec] = {rule_id: (rule.meta.scope, rule.meta.requires, rule.meta.optional, rule.when,
+                                rule.check.__module__.rpartition(".")[2]) for rule_id, rule in rules.items()}
+        self._setup(fact_specs, rule_specs, None, rules, lazy=False, audit=audit)
+
+    @classmethod
+    def from_index(cls, index: dict[str, Any], *, audit: bool = False) -> "RuleGraph":
+        """The graph the rule index describes (``qlint.rules.index``); rule modules are imported as
+        their rules are about to run and their facts to be computed."""
+        global _load_fact
+        modules = {name: entry["module"] for name, entry in index["facts"].items()}
+        fact_specs = {name: (entry["scope"], tuple(entry["requires"])) for name, entry in index["facts"].items()}
+        rule_specs = {rule_id: (entry["scope"], tuple(entry["requires"]), tuple(entry["optional"]),
+                                tuple(entry["when"]), entry["module"]) for rule_id, entry in index["rules"].items()}
+
+        def load_fact(name: str) -> bool:
+            module = modules.get(name)
+            if module is None:
+                return False
+            _import(module)
+            return dict.__contains__(FACTS, name)
+
+        _SCRIPT_FACTS.update(name for name, (scope, _) in fact_specs.items() if scope == "script")
+        _load_fact = load_fact
+        graph = cls.__new__(cls)
+        graph._setup(fact_specs, rule_specs, index["order"], RULES, lazy=True, audit=audit)
+        return graph
+
+    def _setup(self, facts: dict[str, tuple[str, tuple[str, ...]]], rules: dict[str, _Spec], order: list[str] | None,
+               definitions: dict[str, RuleDef], *, lazy: bool, audit: bool) -> None:
+        edges: list[tuple[str, str, str]] = []  # (source, target, label)
+        for name, (_, requires) in facts.items():
+            for needed in requires:
+                edges.append((f"fact:{needed}", f"fact:{name}", "derives"))
+        for rule_id, (_, requires, optional, _, _) in rules.items():
+            node = f"rule:{rule_id}"
+            for needed in requires:
+                edges.append((f"fact:{needed}", node, "requires"))
+            for used in optional:
                 edges.append((f"fact:{used}", node, "uses"))
         nodes = [f"fact:{name}" for name in facts] + [f"rule:{rule_id}" for rule_id in rules]
         predecessors: dict[str, list[str]] = {node: [] for node in nodes}
         for source, target, _ in edges:
             predecessors[target].append(source)
-        try:
-            self._order = list(TopologicalSorter(predecessors).static_order())
-        except CycleError as error:
-            raise ValueError(f"rule graph has a cycle: {error.args[1]}") from None
+        if order is None:
+            try:
+                order = list(TopologicalSorter(predecessors).static_order())
+            except CycleError as error:
+                raise ValueError(f"rule graph has a cycle: {error.args[1]}") from None
+        self._order = order
         self._edges = edges
         self._nodes = nodes
         self._predecessors = predecessors
-        self._facts = facts
-        self._rules = rules
+        self._fact_specs = facts
+        self._specs = rules
+        self._rules = definitions
+        self._lazy = lazy
+        self._audit = audit
+        self._rule_ids = tuple(n[5:] for n in order if n.startswith("rule:"))
         self._inputs: dict[str, list[str]] = {}
         self._fact_inputs: dict[str, frozenset[str]] = {}
-        self._by_selection: dict[frozenset[str], tuple[tuple, ...]] = {}
+        self._by_selection: dict[frozenset[str], tuple[_Step, ...]] = {}
 
     @cached_property
     def _graph(self):
@@ -276,28 +435,50 @@ class RuleGraph:
         import networkx as nx
 
         relations = nx.MultiGraph()
-        for rule in self._rules.values():
+        for rule in self._definitions():
             for kind, left, right in rule.relations:
                 relations.add_edge(left, right, kind=kind, rule=rule.meta.id)
         return relations
 
+    def _definitions(self) -> list[RuleDef]:
+        """Every rule's definition, in evaluation order (imports the rule modules not imported yet)."""
+        if self._lazy and any(rule_id not in self._rules for rule_id in self._rule_ids):
+            from qlint.rules import registry  # noqa: F401  (registers every fact and rule)
+
+            stale = [rule_id for rule_id in self._rule_ids if rule_id not in self._rules]
+            if stale:
+                raise RuntimeError(f"the rule index is stale (python -m qlint.rules.index): {stale} not registered")
+        return [self._rules[rule_id] for rule_id in self._rule_ids]
+
     def order(self) -> list[RuleDef]:
-        """Rules in topological order (every fact a rule reads comes first)."""
-        return list(self._rule_order)
+        """Rules in topological order (every fact a rule reads comes first); imports every rule module."""
+        return self._definitions()
+
+    def rule_ids(self) -> tuple[str, ...]:
+        """Ids of the graph's rules, in evaluation order (imports nothing)."""
+        return self._rule_ids
+
+    def rule_requires(self, rule_id: str) -> tuple[str, ...]:
+        """The facts a rule requires (imports nothing)."""
+        return self._specs[rule_id][1]
+
+    def fact_requires(self) -> dict[str, tuple[str, ...]]:
+        """Every fact and the facts it is derived from directly (imports nothing)."""
+        return {name: requires for name, (_, requires) in self._fact_specs.items()}
 
     @cached_property
-    def _rule_order(self) -> tuple[RuleDef, ...]:
-        return tuple(self._rules[n[5:]] for n in self._order if n.startswith("rule:"))
-
-    @cached_property
-    def _steps(self) -> tuple[tuple, ...]:
-        """Per rule, what ``_run`` needs, computed once: (rule, scope kind, requires, allowed, check)."""
-        return tuple(self._step(rule) for rule in self._rule_order)
-
-    def _step(self, rule: RuleDef) -> tuple:
-        meta = rule.meta
-        requires = tuple((name, self._facts[name].scope == "script") for name in meta.requires)
-        return (rule, meta.scope, requires, meta.requires + meta.optional, rule.check)
+    def _steps(self) -> tuple[_Step, ...]:
+        """Per rule, in evaluation order, what ``_run_step`` needs."""
+        evaluated = self._lazy or self._audit
+        steps = []
+        for rule_id in self._rule_ids:
+            scope, requires, optional, when, module = self._specs[rule_id]
+            definition = self._rules.get(rule_id)
+            trigger = parse_trigger(rule_id, scope, requires, when) if evaluated and when else None
+            steps.append(_Step(rule_id, scope, tuple((name, name in _SCRIPT_FACTS) for name in requires),
+                               requires + optional, definition.check if definition is not None else None,
+                               trigger, module))
+        return tuple(steps)
 
     def fact_order(self) -> list[str]:
         return [n[5:] for n in self._order if n.startswith("fact:")]
@@ -332,16 +513,16 @@ class RuleGraph:
         """Ids of the serve-scope rules skipped in ``scope`` because ``fact_name`` is unknown there:
         a fact they require is unknown and is (or derives from) ``fact_name``."""
         skipped = []
-        for rule in self._rule_order:
-            meta = rule.meta
-            if meta.scope != "serve" or fact_name not in self.inputs(meta.id):
+        for rule_id in self._rule_ids:
+            kind, requires = self._specs[rule_id][:2]
+            if kind != "serve" or fact_name not in self.inputs(rule_id):
                 continue
-            for needed in meta.requires:
+            for needed in requires:
                 if needed != fact_name and fact_name not in self.fact_inputs(needed):
                     continue
-                holder = scope.parent if FACTS[needed].scope == "script" and scope.parent is not None else scope
+                holder = scope.parent if needed in _SCRIPT_FACTS and scope.parent is not None else scope
                 if holder._compute(needed) is None:
-                    skipped.append(meta.id)
+                    skipped.append(rule_id)
                     break
         return skipped
 
@@ -364,13 +545,13 @@ class RuleGraph:
             for _, other, data in self._relations.edges(fact_name, data=True)
         ]
 
-    def _enabled_steps(self, enabled: frozenset[str] | None) -> tuple[tuple, ...]:
+    def _enabled_steps(self, enabled: frozenset[str] | None) -> tuple[_Step, ...]:
         """The steps of the rules in ``enabled`` (None: every rule), in evaluation order."""
         if enabled is None:
             return self._steps
         cached = self._by_selection.get(enabled)
         if cached is None:
-            cached = self._by_selection[enabled] = tuple(s for s in self._steps if s[0].meta.id in enabled)
+            cached = self._by_selection[enabled] = tuple(s for s in self._steps if s.id in enabled)
         return cached
 
     def evaluate(self, plan: LaunchPlan, kb: KnowledgeBase, settings: Settings,
@@ -388,7 +569,7 @@ class RuleGraph:
         script_scopes = [script]
         run = self._run_step
         for step in self._enabled_steps(enabled):
-            kind = step[1]
+            kind = step.kind
             if kind == "deployment":
                 continue
             for scope in script_scopes if kind == "script" else serve_scopes:
@@ -412,38 +593,33 @@ class RuleGraph:
         scope = Scope(plan=plans[0], kb=kb, settings=settings, deployment=list(plans))
         if prepare is not None:
             prepare(scope)
-        for rule in self.order():
-            if rule.meta.scope == "deployment" and (enabled is None or rule.meta.id in enabled):
-                findings.extend(self._run(rule, scope))
+        for step in self._enabled_steps(enabled):
+            if step.kind == "deployment":
+                findings.extend(self._run_step(step, scope))
         return findings
 
-    def _run(self, rule: RuleDef, scope: Scope) -> list[Finding]:
-        return self._run_step(self._step(rule), scope)
-
-    def _run_step(self, step: tuple, scope: Scope) -> list[Finding]:
-        rule, _, requires, allowed, check = step
+    def _run_step(self, step: _Step, scope: Scope) -> list[Finding]:
         parent = scope.parent
-        for needed, script_fact in requires:  # a required fact that is unknown skips the rule
+        for needed, script_fact in step.requires:  # a required fact that is unknown skips the rule
             holder = parent if script_fact and parent is not None else scope
             value = holder.values.get(needed, _MISSING)
             if value is UNKNOWN:
                 return []
             if value is _MISSING:
-                scope._allowed = allowed
+                scope._allowed = step.allowed
                 try:
                     if holder._compute(needed) is None:
                         return []
                 finally:
                     scope._allowed = None
-        scope._allowed = allowed
-        try:
-            produced = list(check(scope))
-        except Unknown:
+        trigger = step.trigger
+        if trigger is not None and not _holds(trigger, scope, step.kind):
+            if self._audit:
+                self._audit_silent(step, scope)
             return []
-        finally:
-            scope._allowed = None
+        produced = self._call(step, scope)
         if produced:
-            trace_names = self.inputs(rule.meta.id)
+            trace_names = self.inputs(step.id)
             release = _release(scope)
             for finding in produced:
                 if not finding.trace:
@@ -451,6 +627,54 @@ class RuleGraph:
                 if finding.release is None:
                     finding.release = release
         return produced
+
+    def _call(self, step: _Step, scope: Scope) -> list[Finding]:
+        check = step.check
+        if check is None:
+            check = step.check = self._resolve(step)
+        scope._allowed = step.allowed
+        try:
+            return list(check(scope))
+        except Unknown:
+            return []
+        finally:
+            scope._allowed = None
+
+    def _resolve(self, step: _Step) -> Callable[[Scope], Iterable[Finding]]:
+        """The check of a rule whose module is not imported yet: import it."""
+        rule = self._rules.get(step.id)
+        if rule is None:
+            _import(step.module)
+            rule = self._rules.get(step.id)
+            if rule is None:
+                raise RuntimeError(f"the rule index is stale (python -m qlint.rules.index): "
+                                   f"qlint.rules.{step.module} registers no rule {step.id}")
+        return rule.check
+
+    def _audit_silent(self, step: _Step, scope: Scope) -> None:
+        """Run a rule whose trigger fails: it must report nothing and compute no fact."""
+        holders = [scope] if scope.parent is None else [scope, scope.parent]
+        before = [set(holder.values) for holder in holders]
+        produced = self._call(step, scope)
+        computed = [sorted(set(holder.values) - seen) for holder, seen in zip(holders, before)]
+        if produced or any(computed):
+            raise AssertionError(f"{step.id}: its trigger {self._specs[step.id][3]} fails on {scope.plan.path} but it "
+                                 f"reported {[f.message for f in produced]} and computed {computed}")
+
+
+def _import(module: str) -> None:
+    """Import rule module ``module`` with the cyclic garbage collector paused: what it builds (rule
+    metadata, examples) lives as long as the process, so a collection would find nothing to free."""
+    import gc
+
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        import_module(f"qlint.rules.{module}")
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _release(scope: Scope) -> str | None:
@@ -461,10 +685,16 @@ def _release(scope: Scope) -> str | None:
 
 @lru_cache(maxsize=1)
 def default_graph() -> RuleGraph:
-    """The graph of every registered fact and rule (imports all rule modules)."""
-    from qlint.rules import registry  # noqa: F401  (registers facts and rules)
+    """The graph of every fact and rule qlint has: from the rule index, each rule module imported when
+    a rule of it is about to run or a fact of it to be computed. ``QLINT_RULES=all``: every rule module
+    imported first and every rule run when its required facts are known (triggers not evaluated)."""
+    if os.environ.get("QLINT_RULES") == "all":
+        from qlint.rules import registry  # noqa: F401  (registers facts and rules)
 
-    return RuleGraph(FACTS, RULES)
+        return RuleGraph(FACTS, RULES)
+    from qlint.rules.index import load_index
+
+    return RuleGraph.from_index(load_index())
 
 
 def serve_scopes(scope: Scope) -> list[tuple[LaunchPlan, Scope]]:

@@ -61,7 +61,7 @@ FULL_ON_HYBRID = RuleMeta(
 )
 
 
-@check(FULL_ON_HYBRID)
+@check(FULL_ON_HYBRID, when=("hybrid", "cudagraph_mode=FULL"))
 def full_on_hybrid(scope: Scope):
     if not scope.get("hybrid") or scope.get("cudagraph_mode") != "FULL":
         return

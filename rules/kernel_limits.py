@@ -45,7 +45,7 @@ MEGA_MOE = RuleMeta(
 )
 
 
-@check(MEGA_MOE)
+@check(MEGA_MOE, when=("additional_config",))
 def mega_moe(scope: Scope):
     """mega_moe_max_tokens <= 0 (non-integers are QL106's)."""
     value = scope.get("additional_config").get("mega_moe_max_tokens")
@@ -90,7 +90,7 @@ MLA_310P = RuleMeta(
 )
 
 
-@check(MLA_310P)
+@check(MLA_310P, when=("hardware=310p",))
 def mla_310p(scope: Scope):
     """An MLA model served on 310P."""
     if scope.get("hardware") != "310p" or not scope.get("mla_attention") or not kit.holds(scope, "mla_rejected_on_310p"):

@@ -49,7 +49,7 @@ KV_PORT = RuleMeta(
 )
 
 
-@check(KV_PORT)
+@check(KV_PORT, when=("kv_transfer",))
 def kv_port(scope: Scope):
     config = scope.get("kv_transfer")
     if not config or "kv_port" not in config:

@@ -35,7 +35,7 @@ ROLE_MISSING = RuleMeta(
 )
 
 
-@check(ROLE_MISSING)
+@check(ROLE_MISSING, when=("kv_transfer",))
 def role_missing(scope: Scope):
     config = scope.get("kv_transfer")
     if config is None or config.get("kv_connector") is None or config.get("kv_role") is not None:
@@ -116,7 +116,7 @@ def _recompute_key(scope: Scope, config: dict) -> str | None:
     return "recompute_scheduler_enable" if config.get("recompute_scheduler_enable") is True else None
 
 
-@check(RECOMPUTE)
+@check(RECOMPUTE, when=("additional_config",))
 def recompute_placement(scope: Scope):
     version = scope.get("version")
     key = _recompute_key(scope, scope.get("additional_config"))

@@ -85,7 +85,7 @@ SIZE_MISMATCH = RuleMeta(
 )
 
 
-@check(SIZE_MISMATCH, relations=(("equals", "kv_transfer", "tp"), ("equals", "kv_transfer", "dp")))
+@check(SIZE_MISMATCH, relations=(("equals", "kv_transfer", "tp"), ("equals", "kv_transfer", "dp")), when=("kv_transfer",))
 def size_mismatch(scope: Scope):
     config, role = scope.get("kv_transfer"), scope.get("kv_role")
     if config is None:
@@ -178,7 +178,7 @@ def _asserts_sizes(scope: Scope, config: dict) -> bool:
     return connector == "MooncakeLayerwiseConnector" and kit.holds(scope, "layerwise_connector_asserts_sizes")
 
 
-@check(SIZES_MISSING)
+@check(SIZES_MISSING, when=("kv_transfer",))
 def sizes_missing(scope: Scope):
     config = scope.get("kv_transfer")
     if config is None or not _asserts_sizes(scope, config):
@@ -240,7 +240,7 @@ TP_RATIO = RuleMeta(
 )
 
 
-@check(TP_RATIO)
+@check(TP_RATIO, when=("kv_transfer",))
 def tp_ratio(scope: Scope):
     config = scope.get("kv_transfer")
     if config is None or scope.get("mla_attention"):

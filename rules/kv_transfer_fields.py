@@ -52,7 +52,7 @@ LOAD_FAILURE = RuleMeta(
 )
 
 
-@check(LOAD_FAILURE)
+@check(LOAD_FAILURE, when=("kv_transfer",))
 def load_failure(scope: Scope):
     """kv_load_failure_policy recompute with a hybrid model."""
     config = scope.get("kv_transfer")
@@ -108,7 +108,7 @@ KV_OVERWRITTEN = RuleMeta(
 )
 
 
-@check(KV_OVERWRITTEN)
+@check(KV_OVERWRITTEN, when=("kv_transfer",))
 def kv_overwritten(scope: Scope):
     """engine_id, kv_buffer_size != 1e9, enable_permute_local_kv=true in --kv-transfer-config."""
     config = scope.get("kv_transfer")
@@ -189,7 +189,7 @@ UNKNOWN_CONNECTOR = RuleMeta(
 )
 
 
-@check(UNKNOWN_CONNECTOR)
+@check(UNKNOWN_CONNECTOR, when=("kv_transfer",))
 def unknown_connector(scope: Scope):
     """A kv_connector name outside the vLLM and vllm-ascend registries (no module path)."""
     config = scope.get("kv_transfer")

@@ -52,7 +52,7 @@ DEMAND = RuleMeta(
 )
 
 
-@check(DEMAND)
+@check(DEMAND, when=("command:launcher",))
 def launcher_demand(scope: Scope):
     npus = scope.kb.hardware_by_id(scope.get("hardware")).npus_per_node
     for command in scope.plan.commands:

@@ -43,7 +43,7 @@ LAUNCH_BLOCKING = RuleMeta(
 )
 
 
-@check(LAUNCH_BLOCKING)
+@check(LAUNCH_BLOCKING, when=("env:ASCEND_LAUNCH_BLOCKING",))
 def launch_blocking(scope: Scope):
     """ASCEND_LAUNCH_BLOCKING=1 while cudagraph_mode is not NONE."""
     if kit.env(scope.serve, "ASCEND_LAUNCH_BLOCKING").value != "1" or not kit.holds(scope, "launch_blocking_rejects_graph"):
@@ -93,7 +93,7 @@ ALLOC_CONF = RuleMeta(
 )
 
 
-@check(ALLOC_CONF)
+@check(ALLOC_CONF, when=("env:PYTORCH_NPU_ALLOC_CONF",))
 def alloc_conf(scope: Scope):
     """expandable_segments:True together with max_split_size_mb / garbage_collection_threshold."""
     text = kit.env(scope.serve, "PYTORCH_NPU_ALLOC_CONF").value

@@ -78,7 +78,7 @@ PEER_SIZES = RuleMeta(
 )
 
 
-@check(PEER_SIZES)
+@check(PEER_SIZES, when=("option:--kv-transfer-config",))
 def peer_sizes(scope: Scope):
     found = engines(scope)
     real: dict[str, dict[str, set]] = {"prefill": {"tp_size": set(), "dp_size": set()},
@@ -154,7 +154,7 @@ def _served(serve: ServeCommand) -> str | None:
     return serve.model.text if serve.model is not None else None
 
 
-@check(SERVED_NAME)
+@check(SERVED_NAME, when=("option:--kv-transfer-config",))
 def served_name(scope: Scope):
     found = engines(scope)
     prefill = {(_served(e.serve), e.script) for e in found if e.role == "kv_producer"}
@@ -203,7 +203,7 @@ PROXY = RuleMeta(
 )
 
 
-@check(PROXY)
+@check(PROXY, when=("command:proxy",))
 def proxy(scope: Scope):
     topology = kit.topology(scope)
     found = engines(scope)

@@ -45,7 +45,7 @@ TP_ONLY = RuleMeta(
 )
 
 
-@check(TP_ONLY)
+@check(TP_ONLY, when=("hardware=310p",))
 def tp_only(scope: Scope):
     if scope.get("hardware") != "310p":
         return
@@ -110,7 +110,7 @@ NO_PD = RuleMeta(
 )
 
 
-@check(NO_PD)
+@check(NO_PD, when=("hardware=310p", "kv_transfer"))
 def no_pd(scope: Scope):
     if scope.get("hardware") != "310p" or scope.get("kv_transfer") is None:
         return

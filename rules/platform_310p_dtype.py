@@ -62,7 +62,7 @@ DTYPE = RuleMeta(
 _FP16 = ("float16", "half")
 
 
-@check(DTYPE)
+@check(DTYPE, when=("hardware=310p",))
 def dtype_float16(scope: Scope):
     if scope.get("hardware") != "310p":
         return
@@ -154,7 +154,7 @@ KV_FP8 = RuleMeta(
 )
 
 
-@check(KV_FP8)
+@check(KV_FP8, when=("hardware=310p",))
 def kv_cache_fp8(scope: Scope):
     if scope.get("hardware") != "310p":
         return

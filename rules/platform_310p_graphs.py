@@ -83,7 +83,7 @@ def two_sizes(mtp_tokens: int, max_num_seqs: int) -> list[int]:
     return [step] if big == step else [step, big]
 
 
-@check(CAPTURE)
+@check(CAPTURE, when=("hardware=310p",))
 def capture_sizes(scope: Scope):
     if scope.get("hardware") != "310p" or scope.get("cudagraph_mode") == "NONE":
         return
@@ -204,7 +204,7 @@ _NPUGRAPH_KEY = "ascend_compilation_config.enable_npugraph_ex"
 _DISABLE_JSON = '{"ascend_compilation_config": {"enable_npugraph_ex": false}}'
 
 
-@check(NPUGRAPH_EX)
+@check(NPUGRAPH_EX, when=("hardware=310p",))
 def npugraph_ex(scope: Scope):
     if scope.get("hardware") != "310p" or scope.get("cudagraph_mode") not in ("FULL", "FULL_DECODE_ONLY"):
         return

@@ -65,7 +65,7 @@ DECODE_PREFIX = RuleMeta(
 )
 
 
-@check(DECODE_PREFIX, relations=(("conflicts", "kv_role", "prefix_caching"),))
+@check(DECODE_PREFIX, relations=(("conflicts", "kv_role", "prefix_caching"),), when=("kv_role=kv_consumer", "hybrid", "prefix_caching"))
 def decode_prefix(scope: Scope):
     if scope.get("kv_role") != "kv_consumer" or not scope.get("hybrid") or scope.get("prefix_caching") is not True:
         return
@@ -129,7 +129,7 @@ BLOCK_SIZE = RuleMeta(
 )
 
 
-@check(BLOCK_SIZE)
+@check(BLOCK_SIZE, when=("hybrid", "prefix_caching"))
 def block_size(scope: Scope):
     if scope.get("kv_role") == "kv_consumer" or not scope.get("hybrid") or scope.get("prefix_caching") is not True:
         return
@@ -175,7 +175,7 @@ MTP_ALL = RuleMeta(
 )
 
 
-@check(MTP_ALL, relations=(("conflicts", "speculative", "mamba_cache_mode"),))
+@check(MTP_ALL, relations=(("conflicts", "speculative", "mamba_cache_mode"),), when=("speculative", "mamba_cache_mode=all"))
 def mtp_all(scope: Scope):
     model = scope.get("model").model
     speculative = scope.get("speculative")

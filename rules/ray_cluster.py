@@ -108,7 +108,7 @@ def _head_host(head: RayNode) -> str | None:
     return _ip(setting.value.text) if setting is not None and setting.value is not None else None
 
 
-@check(ADDRESS)
+@check(ADDRESS, when=("command:ray-start",))
 def worker_address(scope: Scope):
     for cluster in _clusters(scope):
         head = cluster.head
@@ -216,7 +216,7 @@ PER_CLUSTER = RuleMeta(
 )
 
 
-@check(ON_WORKER)
+@check(ON_WORKER, when=("command:ray-start",))
 def serve_on_worker(scope: Scope):
     for cluster in _clusters(scope):
         if cluster.head is None:
@@ -236,7 +236,7 @@ def serve_on_worker(scope: Scope):
             )
 
 
-@check(PER_CLUSTER)
+@check(PER_CLUSTER, when=("command:ray-start",))
 def engines_per_cluster(scope: Scope):
     for cluster in _clusters(scope):
         scripts = list(dict.fromkeys(found.plan.path for found in cluster.serves))
@@ -311,7 +311,7 @@ def _world(serve: ServeCommand) -> tuple[int, int, int] | None:
     return sizes[0], sizes[1], sizes[2]
 
 
-@check(NPUS)
+@check(NPUS, when=("command:ray-start",))
 def cluster_npus(scope: Scope):
     for cluster in _clusters(scope):
         if cluster.head is None or not cluster.serves or not cluster.workers:
@@ -388,7 +388,7 @@ NIC = RuleMeta(
 )
 
 
-@check(NIC)
+@check(NIC, when=("command:ray-start",))
 def nic_env(scope: Scope):
     for cluster in _clusters(scope):
         nodes = cluster.nodes
@@ -442,7 +442,7 @@ AFTER = RuleMeta(
 _WORKER_ENV_PREFIXES = ("HCCL_", "ASCEND_", "GLOO_", "TP_SOCKET_", "RAY_EXPERIMENTAL_")
 
 
-@check(AFTER)
+@check(AFTER, when=("command:ray-start",))
 def env_after_start(scope: Scope):
     started = starts(scope.plan)
     if not started:
@@ -506,7 +506,7 @@ NOSET_RULE = RuleMeta(
 )
 
 
-@check(NOSET_RULE)
+@check(NOSET_RULE, when=("command:ray-start",))
 def noset_visible_devices(scope: Scope):
     if not kit.holds(scope, "ray_noset_visible_devices_left_to_user"):
         return
@@ -562,7 +562,7 @@ NNODES = RuleMeta(
 )
 
 
-@check(NNODES)
+@check(NNODES, when=("option:--distributed-executor-backend",))
 def with_nnodes(scope: Scope):
     serve = scope.serve
     if not ray_backend(serve) or not kit.holds(scope, "vllm_ray_rejects_nnodes"):
@@ -614,7 +614,7 @@ NUM_GPUS = RuleMeta(
 )
 
 
-@check(NUM_GPUS)
+@check(NUM_GPUS, when=("command:ray-start",))
 def num_gpus(scope: Scope):
     if not kit.holds(scope, "ray_reserves_npu_resources"):
         return
@@ -666,7 +666,7 @@ HOST_IP = RuleMeta(
 )
 
 
-@check(HOST_IP)
+@check(HOST_IP, when=("command:ray-start",))
 def host_ip_differs(scope: Scope):
     for cluster in _clusters(scope):
         for found in cluster.serves:
@@ -722,7 +722,7 @@ NOT_READ = RuleMeta(
 )
 
 
-@check(NOT_READ)
+@check(NOT_READ, when=("option:--distributed-executor-backend",))
 def cluster_not_read(scope: Scope):
     known = {id(found.serve) for cluster in _clusters(scope) if cluster.workers for found in cluster.serves}
     for plan in scope.deployment:

@@ -1,5 +1,7 @@
 """The explicit list of rule modules (yamllint style): importing this registers
-every fact and rule with ``qlint.rules.graph``. Add a new family here."""
+every fact and rule with ``qlint.rules.graph``. Add a new family here, then regenerate the
+rule index (``python -m qlint.rules.index``), from which linting imports a module only when
+one of its rules is about to run."""
 
 from qlint.rules import facts  # noqa: F401
 from qlint.rules import facts_config  # noqa: F401

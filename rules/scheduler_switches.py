@@ -82,7 +82,7 @@ PROFILING_CHUNK = RuleMeta(
 )
 
 
-@check(PROFILING_CHUNK, relations=(("requires", "additional_config", "pp"),))
+@check(PROFILING_CHUNK, relations=(("requires", "additional_config", "pp"),), when=("additional_config",))
 def profiling_chunk(scope: Scope):
     """profiling_chunk_config.enabled with PP 1 or with balance scheduling."""
     found = scheduler_setting(scope, "profiling_chunk_config", "profiling_chunk_checks")
@@ -154,7 +154,7 @@ BALANCE_PD = RuleMeta(
 )
 
 
-@check(BALANCE_PD)
+@check(BALANCE_PD, when=("kv_transfer",))
 def balance_on_pd(scope: Scope):
     """Balance scheduling with kv_role kv_producer / kv_consumer."""
     balance = balance_scheduling(scope)
@@ -204,7 +204,7 @@ SHORT_FIRST = RuleMeta(
 )
 
 
-@check(SHORT_FIRST)
+@check(SHORT_FIRST, when=("additional_config",))
 def short_first(scope: Scope):
     """short_request_first_config with a non-fcfs policy, batch-job / profiling scheduling, or on kv_consumer."""
     if not kit.holds(scope, "short_request_first_checks"):
@@ -265,7 +265,7 @@ DYNTRA = RuleMeta(
 )
 
 
-@check(DYNTRA)
+@check(DYNTRA, when=("additional_config",))
 def dyntra(scope: Scope):
     """dyntra_lb_config.enabled off a single-node kv_consumer with DP > 1, or with balance/profiling."""
     if not kit.holds(scope, "dyntra_lb_checks"):

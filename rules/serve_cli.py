@@ -40,7 +40,7 @@ HEADLESS_API = RuleMeta(
 )
 
 
-@check(HEADLESS_API)
+@check(HEADLESS_API, when=("option:--headless",))
 def headless_api(scope: Scope):
     """--headless with --api-server-count > 0 or --data-parallel-hybrid-lb."""
     serve = scope.serve
@@ -99,7 +99,7 @@ DP_LOCAL = RuleMeta(
 )
 
 
-@check(DP_LOCAL, relations=(("in_range", "dp_local", "dp"),))
+@check(DP_LOCAL, relations=(("in_range", "dp_local", "dp"),), when=("option:--data-parallel-size-local",))
 def dp_local_size(scope: Scope):
     """local DP size above the DP size, 0 on a headless node, or != 1 with --data-parallel-rank."""
     serve, dp = scope.serve, scope.get("dp")

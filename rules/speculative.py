@@ -48,7 +48,7 @@ SPEC_QUANT = RuleMeta(
 )
 
 
-@check(SPEC_QUANT)
+@check(SPEC_QUANT, when=("speculative",))
 def spec_quant(scope: Scope):
     """num_speculative_tokens <= 0; speculative-config quantization (reset by vllm-ascend)."""
     config = scope.get("speculative")
@@ -121,7 +121,7 @@ MTP_ALIAS = RuleMeta(
 )
 
 
-@check(MTP_ALIAS)
+@check(MTP_ALIAS, when=("speculative",))
 def mtp_alias(scope: Scope):
     """A model-specific MTP method alias (rewritten to mtp by vLLM 0.17.0 to 0.23.0)."""
     config = scope.get("speculative")
@@ -177,7 +177,7 @@ ASYNC_SPEC = RuleMeta(
 )
 
 
-@check(ASYNC_SPEC)
+@check(ASYNC_SPEC, when=("speculative",))
 def async_spec(scope: Scope):
     """Explicit --async-scheduling with a method outside EAGLE/MTP/draft model/ngram_gpu."""
     serve = scope.serve

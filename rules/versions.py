@@ -214,7 +214,7 @@ def _model_reported_by_ql511(scope: Scope) -> bool:
     return first is not None and kit.before(scope, first)
 
 
-@check(LATE_ON_310P)
+@check(LATE_ON_310P, when=("hardware=310p",))
 def late_on_310p(scope: Scope):
     """MoE models before v0.15.0rc1 and draft-model speculative decoding before v0.21.0rc1 on 310P."""
     if scope.get("hardware") != "310p" or _model_reported_by_ql511(scope):

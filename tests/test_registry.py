@@ -151,7 +151,7 @@ def ran(monkeypatch):
     original = RuleGraph._run_step
 
     def spy(self, step, scope):
-        seen.append(step[0].meta.id)
+        seen.append(step.id)
         return original(self, step, scope)
 
     monkeypatch.setattr(RuleGraph, "_run_step", spy)

@@ -1,0 +1,157 @@
+"""The rule index and lazy loading (``qlint.rules.index``, ``RuleGraph.from_index``).
+
+* the committed ``rules/index.json`` is what the rule modules register (regenerate:
+  ``python -m qlint.rules.index``);
+* linting with the graph built from the index (rule modules imported as their rules are about to
+  run, rules whose trigger fails skipped) finds exactly what the graph of every registered rule
+  finds: over every fixture, every rule example and generated and mutated launch scripts. The lazy
+  graph runs in audit mode there: a rule whose trigger fails runs all the same and must report
+  nothing and compute no fact, so a trigger that would hide a finding fails the test where it would;
+* a fresh ``qlint FILE`` imports only the rule modules it needs and prints what ``QLINT_RULES=all``
+  (every module, every rule) prints.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
+
+import qlint.testing as qt
+from qlint.knowledge.base import load
+from qlint.linter import deployment as deployment_module
+from qlint.linter import lint as lint_module
+from qlint.linter.deployment import lint_deployment
+from qlint.rules import registry  # noqa: F401  (every fact and rule, for the eager graph)
+from qlint.rules.base import Example, RuleMeta
+from qlint.rules.graph import FACTS, RULES, RuleGraph, Settings, parse_trigger
+from qlint.rules.index import INDEX, build_index, load_index, render
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted((ROOT / "tests" / "fixtures").rglob("*.sh"))
+EAGER = RuleGraph(FACTS, RULES)
+LAZY = RuleGraph.from_index(load_index(), audit=True)
+
+
+def test_the_committed_index_is_up_to_date():
+    assert Path(INDEX).read_text(encoding="utf-8") == render(build_index()), \
+        "rules/index.json is stale: python -m qlint.rules.index"
+
+
+def test_the_index_order_is_the_graph_s():
+    assert LAZY.rule_ids() == EAGER.rule_ids() and LAZY.fact_order() == EAGER.fact_order()
+
+
+def _outcome(graph: RuleGraph, inputs: list[tuple[str, bytes]], settings: Settings, monkeypatch) -> list[tuple]:
+    """Every finding of linting ``inputs`` as one deployment with ``graph`` (canonical, comparable)."""
+    monkeypatch.setattr(lint_module, "default_graph", lambda: graph)
+    monkeypatch.setattr(deployment_module, "default_graph", lambda: graph)
+    results = lint_deployment(inputs, settings=settings, kb=load())
+    out = []
+    for result in results:
+        if result.error is not None:
+            out.append((result.path, "error", result.error.message))
+        for finding in result.findings + [s.finding for s in result.suppressed]:
+            fix = finding.fix
+            out.append((finding.path, finding.rule.id, finding.span, finding.level, finding.message,
+                        finding.message_zh, None if fix is None else (fix.description, fix.safety,
+                                                                        [(e.span, e.text) for e in fix.edits]),
+                        [(t.name, repr(t.value), t.origin) for t in finding.trace]))
+    return out
+
+
+def _same(inputs: list[tuple[str, bytes]], settings: Settings, monkeypatch) -> None:
+    eager = _outcome(EAGER, inputs, settings, monkeypatch)
+    assert _outcome(LAZY, inputs, settings, monkeypatch) == eager
+
+
+@pytest.mark.parametrize("hardware", [None, "310p"])
+def test_lazy_loading_finds_what_every_rule_finds_on_every_fixture(hardware, monkeypatch):
+    settings = Settings(hardware=hardware)
+    for path in FIXTURES:
+        _same([(str(path), path.read_bytes())], settings, monkeypatch)
+
+
+def test_on_the_pd_fixtures_together(monkeypatch):
+    for folder in sorted({path.parent for path in FIXTURES}):
+        scripts = sorted(folder.glob("*.sh"))
+        if 1 < len(scripts) <= 12:
+            _same([(str(path), path.read_bytes()) for path in scripts], Settings(), monkeypatch)
+
+
+def test_on_every_rule_example(monkeypatch):
+    for rule in EAGER.order():
+        for example in rule.meta.examples:
+            settings = Settings(hardware=example.hardware, version=example.version)
+            for text in (example.bad, example.good, example.fixed):
+                if text is not None:
+                    peers = [(f"peer{i}.sh", peer.encode()) for i, peer in enumerate(example.peers)]
+                    _same([("run.sh", text.encode()), *peers], settings, monkeypatch)
+
+
+QUICK = hypothesis_settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@QUICK
+@given(st.sampled_from(qt.all_configs()), st.sampled_from([None, "a2", "a3", "310p"]))
+def test_on_generated_launch_scripts(config, hardware):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same([("run.sh", qt.render(config).script.encode())],
+              Settings(hardware=hardware or config.hardware, version=config.version), monkeypatch)
+
+
+@QUICK
+@given(qt.violations())
+def test_on_mutated_launch_scripts(violation):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same([("run.sh", violation.script.encode())], Settings(), monkeypatch)
+
+
+def test_a_trigger_that_hides_a_finding_fails_the_audit():
+    from qlint.knowledge.text import Text
+    from qlint.rules.base import Finding
+    from qlint.rules.graph import RuleDef
+    from qlint.rules.plan import Span
+
+    meta = RuleMeta(id="QL998", name="always-reports", severity="info", title=Text(en="x", zh="x"),
+                    why=Text(en="x", zh="x"), groups=("flags",), requires=("kv_transfer",),
+                    sources=("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/README.md",))
+    rule = RuleDef(meta, lambda scope: [Finding(meta, "x", Span(1, 1, 1, 2))], when=("kv_transfer",))
+    graph = RuleGraph(dict(FACTS), {"QL998": rule}, audit=True)
+    plan = lint_module.lint_text("run.sh", "vllm serve Eco-Tech/Qwen3.6-27B-w8a8\n").plan
+    with pytest.raises(AssertionError, match="QL998: its trigger"):
+        graph.evaluate(plan, load(), Settings())
+    assert [f.rule.id for f in RuleGraph(dict(FACTS), {"QL998": rule}).evaluate(plan, load(), Settings())] == ["QL998"]
+
+
+def test_a_trigger_reads_only_required_facts():
+    with pytest.raises(ValueError, match="not in its requires"):
+        parse_trigger("QL998", "serve", ("tp",), ("hardware=310p",))
+    with pytest.raises(ValueError, match="serve-scope"):
+        parse_trigger("QL998", "script", (), ("env:X",))
+    with pytest.raises(ValueError, match="unknown condition kind"):
+        parse_trigger("QL998", "serve", (), ("flag:--x",))
+    assert parse_trigger("QL998", "serve", ("tp",), ("tp | option:--x",)) == ((("fact", "tp", None), ("option", "--x", None)),)
+
+
+def _fresh(script: Path, **env) -> subprocess.CompletedProcess:
+    code = ("import sys\nfrom qlint.linter.cli import main\nsys.argv = ['qlint', sys.argv[1]]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('LOADED', sorted(m for m in sys.modules if m.startswith('qlint.rules.')))\n")
+    return subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1", **env}, cwd=ROOT / "tests")
+
+
+def test_a_fresh_run_imports_only_the_modules_it_needs():
+    script = ROOT / "examples" / "qwen36_27b_a2.sh"
+    lazy, eager = _fresh(script), _fresh(script, QLINT_RULES="all")
+    body, _, loaded = lazy.stdout.rpartition("LOADED ")
+    assert body == eager.stdout.rpartition("LOADED ")[0] and lazy.stderr == eager.stderr
+    assert "problem(s)" in body
+    assert "qlint.rules.platform_310p" not in loaded and "qlint.rules.ray_cluster" not in loaded
+    assert "qlint.rules.speculative" in loaded  # it sets --speculative-config
+    assert "qlint.rules.platform_310p" in eager.stdout
