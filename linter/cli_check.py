@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
-from qlint.linter.batch import Job, Outcome, analyse_all, forks, settle, slim
+from qlint.linter.batch import Job, Outcome, Retained, analyse_all, forks, settle, slim
 from qlint.linter.cli_report import report_findings, report_group, report_notes, streams
 from qlint.record import record
 
@@ -115,7 +115,9 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
             item.effective = item.policy = None
         return Outcome(item, errors, settled)
 
+    retained = Retained()
     for job, outcome in zip(jobs, analyse_all(jobs, one, parallel)):
+        retained.kept()
         for notice, line in outcome.errors:
             notices.append(notice)
             echo(line, err=True)

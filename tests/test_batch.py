@@ -141,3 +141,35 @@ def test_files_under_one_configuration_share_its_policy(serial, monkeypatch, tmp
         by_folder.setdefault(Path(item.path).parent.name, set()).add(id(item.policy))
     assert len(seen) == 4 and all(len(ids) == 1 for ids in by_folder.values())
     assert by_folder["a"] != by_folder["b"]
+
+
+def test_kept_records_hold_no_cycles():
+    """What a batch keeps (a file's result, its plan, its findings) is freed by refcounting alone when let go:
+    freezing it out of the collector's scans (batch.Retained) cannot keep garbage alive."""
+    import gc
+
+    from qlint.knowledge.base import load
+
+    kb = load()
+    results = [lint_module.lint_bytes(path, Path(path).read_bytes(), kb=kb) for path in MIXED[:60]]
+    assert any(result.plan is not None and result.findings for result in results)
+    gc.collect()  # the garbage linting made; the results stay
+    gc.disable()
+    try:
+        del results
+        assert gc.collect() == 0  # nothing of them was left for the collector
+    finally:
+        gc.enable()
+
+
+def test_freezing_kept_files_changes_nothing(serial, monkeypatch):
+    """A batch frozen after every file (batch.Retained) prints what a batch never frozen prints."""
+    import gc
+
+    files = _batch_of(len(MIXED) + 5)
+    frozen_before = gc.get_freeze_count()
+    monkeypatch.setattr(batch, "FREEZE_EVERY", 1)
+    often = [_run(["--format", output, *files]) for output in ("text", "json")]
+    assert gc.get_freeze_count() > frozen_before
+    monkeypatch.setattr(batch, "FREEZE_EVERY", 10**9)
+    assert [_run(["--format", output, *files]) for output in ("text", "json")] == often
