@@ -116,12 +116,71 @@ def at_release(sources, release: str | None = None, vllm: str | None = None, fir
     return own + head + [u for u in urls if u not in head]
 
 
+_HEX = "0123456789abcdef"
+
+
+_DROP = {extra: str.maketrans("", "", "_-" + extra) for extra in ("", ".", ".+")}
+
+
+def _word(text: str, extra: str = "") -> bool:
+    """``text`` is one or more of ``[A-Za-z0-9_-]`` and ``extra`` (ASCII ``text`` only)."""
+    rest = text.translate(_DROP[extra])
+    return rest == "" or rest.isalnum()
+
+
+def _plainly_pinned(citation: str) -> bool:
+    """True only for a citation :func:`check_sources` accepts, told with string operations (the patterns
+    are compiled for anything else): a GitHub blob/tree link at a ``v1.2.3``-like tag or a 40-hex commit
+    (``?plain=1``, an anchor), a GitHub issue or pull request, or POSIX at a dated edition; ASCII, with an
+    optional note. Every rule cites a few, each time the rules are imported. False means "ask the patterns"."""
+    url, spaced, note = citation.partition(" (")
+    if spaced and (not note.endswith(")") or len(note) < 2 or "\n" in note):
+        return False
+    if not url.isascii() or not url.isprintable() or " " in url or "(" in url or ")" in url:
+        return False  # (printable ASCII: no whitespace but the space)
+    if url.startswith("https://pubs.opengroup.org/onlinepubs/"):
+        edition, slash, page = url[38:].partition("/")
+        return len(edition) == 10 and edition.isdigit() and bool(slash) and page != ""
+    if not url.startswith("https://github.com/"):
+        return False
+    parts = url[19:].split("/", 4)
+    if len(parts) < 4 or not (parts[0] == "vllm-project" and parts[1] in ("vllm", "vllm-ascend")
+                              or all(part and _word(part, ".") for part in parts[:2])):
+        return False
+    if parts[2] in ("issues", "pull"):
+        number, hashed, anchor = parts[3].partition("#")
+        return len(parts) == 4 and number.isdigit() and (not hashed or (anchor != "" and _word(anchor)))
+    if parts[2] not in ("blob", "tree") or len(parts) != 5:
+        return False
+    ref, rest = parts[3], parts[4]
+    if not ref or "?" in ref or "#" in ref:
+        return False
+    path, asked, query = rest.partition("?")
+    if asked:
+        if "#" in path or not query.startswith("plain=1"):
+            return False
+        anchor = query[7:]
+    else:
+        path, hashed, anchor = rest.partition("#")
+        anchor = hashed + anchor
+    if anchor and not (anchor.startswith("#L") and anchor[2:].replace("-L", "").isdigit()) \
+            and (not anchor.startswith("#") or anchor == "#" or not _word(anchor[1:])):
+        return False  # (#L12 and #L12-L14 told at once: L, - and digits are all of [A-Za-z0-9_-])
+    if len(ref) == 40 and not ref.strip(_HEX):
+        return True
+    head, dot, tail = (ref[1:] if ref.startswith("v") else ref).partition(".")
+    digits = len(tail) - len(tail.lstrip("0123456789"))
+    return head.isdigit() and bool(dot) and digits > 0 and _word(tail[digits:], ".+")
+
+
 def check_sources(sources) -> list[str]:
     """Validate citations; raise ValueError naming the first one that is not a pinned public URL."""
     sources = list(sources)
     if not sources:
         raise ValueError("at least one source citation is required")
     for citation in sources:
+        if isinstance(citation, str) and _plainly_pinned(citation):
+            continue
         match = _compiled("CITATION").match(citation) if isinstance(citation, str) else None
         if match is None:
             raise ValueError(
