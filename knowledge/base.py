@@ -12,16 +12,16 @@ import re
 import sys
 from functools import cached_property, lru_cache
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
-
-from packaging.version import InvalidVersion, Version
 
 from qlint import __version__
 from qlint.knowledge.text import Text
+from qlint.knowledge.versions import InvalidVersion, Version
 from qlint.record import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the pydantic models are imported to validate (see load()), pathlib
     from pathlib import Path  # where a cache folder is used (the shipped knowledge needs none)
+    from typing import Any
 
     from qlint.knowledge.models import (
         Architecture,

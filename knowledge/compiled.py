@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
 
 from qlint.knowledge.text import Text
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 FORMAT = 1
 _RECORD = "\x00r"

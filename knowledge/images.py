@@ -7,7 +7,9 @@ the installation guide's image table and the tutorials' Docker sections (``hardw
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _IMAGE = r"vllm-ascend:(?P<tag>v\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?|main)(?P<suffix>-a3|-310p)?(?:-openeuler|-ubuntu[\w.]*)?$"
 _COMPILED: list[Any] = []  # _IMAGE, compiled when a reference first names vllm-ascend

@@ -17,11 +17,14 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any
 
 from qlint import __version__
 from qlint.knowledge.base import KnowledgeError, _cache_dir, parse_version, release_tag
 from qlint.record import field, record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion
-
 from qlint.knowledge.base import MAIN, KnowledgeBase, load, parse_version, release_tag
+from qlint.knowledge.versions import InvalidVersion
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,11 @@ cheap to import; ``qlint.knowledge.models`` uses the same types for validation.
 
 from __future__ import annotations
 
-from typing import Any
-
 from qlint.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The patterns, compiled on first use (``_compiled``): compiling them all costs a lint that needs few of them.
 _SOURCES = {

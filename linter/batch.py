@@ -17,12 +17,14 @@ from __future__ import annotations
 import copyreg
 import gc
 import os
-import signal
 from functools import lru_cache
-from typing import Any, Callable, Iterator
 
 from qlint.record import field, record
 from qlint.rules.base import RuleMeta
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 PARALLEL_FROM = 100
 """The fewest files analysed in worker processes (below it forking and shipping results costs more than
@@ -159,6 +161,8 @@ def _can_fork() -> bool:
 
 def _ignore_interrupts() -> None:
     """Workers leave Ctrl-C to the parent, which stops them and exits 130."""
+    import signal  # in a worker only: a run in one process does not load it
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

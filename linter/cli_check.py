@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
@@ -17,6 +16,7 @@ from qlint.linter.batch import Job, Outcome, Retained, analyse_all, forks, settl
 from qlint.linter.cli_report import report_findings, report_group, report_notes, streams
 from qlint.record import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lint path imports these lazily
     from qlint.linter.config import Effective
     from qlint.linter.lint import LintResult, Policy

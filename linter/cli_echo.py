@@ -12,7 +12,10 @@ to click, which then reports it exactly as before.
 from __future__ import annotations
 
 import sys
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 _ANSI = None  # click's ANSI pattern, compiled on first use
 

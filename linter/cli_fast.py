@@ -13,7 +13,10 @@ do it", so help, usage errors and every other option keep click's behaviour and 
 from __future__ import annotations
 
 import os
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 COMMANDS = frozenset({"check", "config", "rules", "explain", "generate"})
 """The group's subcommands (a test checks this against the click group)."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING
 
 from qlint.linter.source import MAX_BYTES
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path  # imported by walk(): a run over named files does not load it
 

@@ -25,16 +25,18 @@ import errno
 import os
 
 import re
-from typing import TYPE_CHECKING, Literal
 
 from qlint.linter.catalog import match_entries, rule_ids
 from qlint.record import field, record
+from qlint.rules.base import SEVERITY_RANK
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path  # imported where a configuration file is found (not on every run)
+    from typing import Literal
 
     from qlint.linter.config_schema import QlintConfig
-from qlint.rules.base import SEVERITY_RANK, Severity
+    from qlint.rules.base import Severity
 
 DEFAULT_FAIL_LEVEL = "warning"
 _TOML_POSITION = r"\(at line (\d+), column (\d+)\)"  # compiled on first use (re's cache): a TOML error
@@ -112,21 +114,48 @@ def find_config_file(start: str | os.PathLike[str]) -> Path | None:
 
 
 def _has_qlint_table(path: str) -> bool:
-    """A ``pyproject.toml`` counts when it has ``[tool.qlint]``, or is not valid TOML (so that its
-    error is reported rather than silently passed over, as ruff does)."""
+    """A ``pyproject.toml`` counts when it has ``[tool.qlint]``, or is not valid TOML but may have it
+    (so that its error is reported rather than silently passed over, as ruff does). One that cannot
+    have it is passed over unparsed (most do not: reading TOML costs every run milliseconds)."""
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError):
         return False
-    import tomllib  # only when a configuration file exists
+    if not _may_have_qlint_table(text):
+        return False
+    import tomllib  # only when a configuration file may exist
 
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        return True  # a broken pyproject.toml is reported (load_config_file), never passed over in silence
+        return True  # a broken pyproject.toml that may configure qlint is reported (load_config_file)
     tool = data.get("tool")
     return isinstance(tool, dict) and "qlint" in tool
+
+
+_KEY_NOISE = str.maketrans("", "", " \t\r\"'")
+
+
+def _may_have_qlint_table(text: str) -> bool:
+    """False when TOML ``text`` cannot define ``tool.qlint``, looking at lines only (quotes and blanks
+    dropped): a ``[tool.qlint...]`` header, a ``tool.qlint...`` key, ``tool = {...qlint...}``, a
+    ``qlint...`` key in a file with a ``[tool]`` header, or a key spelled with escapes. Never False
+    for a file that has the table."""
+    if "\\u" in text or "\\U" in text:
+        return True  # a quoted key may spell tool or qlint with escapes
+    if "qlint" not in text:
+        return False
+    lines = [line.translate(_KEY_NOISE) for line in text.split("\n")]
+    under_tool = any(line == "[tool]" or line.startswith("[tool]#") for line in lines)
+    for line in lines:
+        if line.startswith(("[tool.qlint", "[[tool.qlint", "tool.qlint")):
+            return True
+        if line.startswith("tool=") and "qlint" in line:
+            return True
+        if under_tool and line.startswith("qlint") and line[5:6] in (".", "="):
+            return True
+    return False
 
 
 def load_config_file(path: Path) -> ConfigFile:

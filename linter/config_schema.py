@@ -11,7 +11,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from qlint.linter.catalog import find_entry, match_entries
-from qlint.rules.base import Severity
+
+Severity = Literal["error", "warning", "info"]
+"""``qlint.rules.base.Severity``, at run time (there it is an annotation only): pydantic reads it."""
 
 
 def _check_selectors(values: list[str]) -> list[str]:

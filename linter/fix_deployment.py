@@ -12,16 +12,18 @@ cannot parse, no deployment fix is kept. The caller writes the changed files tog
 
 from __future__ import annotations
 
-from typing import Callable
-
 from qlint.linter.fixer import _BOM, MAX_ROUNDS, _native
 from qlint.linter.fixes import apply_fixes, finding_key
 from qlint.linter.lint import LintResult
 from qlint.record import record
 from qlint.rules.base import Fix
 
-Evaluate = Callable[[dict[str, bytes]], tuple[list[LintResult], set[tuple]]]
-"""Lint a deployment's files (path -> bytes): the results, and the keys of the files' own fixes."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+    Evaluate = Callable[[dict[str, bytes]], tuple[list[LintResult], set[tuple]]]
+    """Lint a deployment's files (path -> bytes): the results, and the keys of the files' own fixes."""
 
 
 @record

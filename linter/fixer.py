@@ -15,11 +15,14 @@ import re
 import stat
 import tempfile
 from dataclasses import dataclass
-from typing import Callable
 
 from qlint.linter.fixes import apply_fixes, fixes_to_apply
 from qlint.linter.lint import LintResult
 from qlint.rules.base import Edit, Fix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 MAX_ROUNDS = 10
 """Fix rounds per file: a fix that overlaps another waits for the next round, and one fix can make

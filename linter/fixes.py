@@ -12,9 +12,11 @@ set of edits that belong together (an overlapping edit is skipped).
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from qlint.rules.base import Edit, Finding, Fix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
 def _offsets(text: str) -> list[int]:

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from packaging.version import InvalidVersion
-
 from qlint.knowledge.base import KnowledgeBase, parse_version
+from qlint.knowledge.versions import InvalidVersion
 
 if TYPE_CHECKING:
     from qlint.knowledge.models import Hardware, Model, ModelVariant, Recipe

@@ -17,7 +17,6 @@ small union-find. Nothing here reads files: it works on plans already built.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 
 from qlint.linter.ray_cluster import DEFAULT_PORT, RayNode, starts
@@ -210,6 +209,8 @@ def glob_key(path: str, patterns: list[str], root: str | None) -> str | None:
     if relative.startswith(".."):
         return None
     relative = relative.replace(os.sep, "/")
+    import fnmatch  # only with [tool.qlint] deployments
+
     for pattern in patterns:
         cleaned = pattern.strip().lstrip("./")
         if fnmatch.fnmatchcase(relative, cleaned) or fnmatch.fnmatchcase(relative, cleaned.rstrip("/") + "/*") \

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import gc
 
-from packaging.version import InvalidVersion
-
 from qlint.knowledge.base import KnowledgeBase, load, release_tag
 from qlint.knowledge.images import parse_image
+from qlint.knowledge.versions import InvalidVersion
 from qlint.linter.planner import build_plan
 from qlint.linter.shell import ShellSyntaxError, parse_launches, parse_script
 from qlint.linter.source import InputError, SourceText, kind_of

@@ -22,11 +22,13 @@ import io
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, TYPE_CHECKING, Any, AnyStr, Iterable, Iterator
 
 from qlint.knowledge.text import Text, at_release
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any, AnyStr, Iterable, Iterator
+
     from qlint.knowledge.base import KnowledgeBase, Record
     from qlint.linter.lint import LintResult
 

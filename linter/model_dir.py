@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
 
 from qlint.rules.local_model import LocalModel
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_JSON_BYTES = 4 * 1024 * 1024
 """JSON files above this size are not parsed (a config.json is a few KiB)."""

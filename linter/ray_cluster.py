@@ -21,12 +21,11 @@ serve commands on the head, where the tutorial runs them. Nothing here reads tex
 from __future__ import annotations
 
 import json
-import math
-from typing import TYPE_CHECKING
 
 from qlint.record import field, record
 from qlint.rules.plan import EnvSetting, LaunchPlan, RayStartCommand, ServeCommand, Value
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from qlint.linter.topology import Engine, Instance
 
@@ -121,6 +120,8 @@ class RayNode:
             except ValueError:
                 data = None
             count = data.get("NPU") if isinstance(data, dict) else None
+            import math  # only for ray start --resources
+
             if isinstance(count, (int, float)) and math.isfinite(count) and count >= 0:
                 return int(count)
         setting = self.env.get(VISIBLE)

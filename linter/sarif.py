@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Sequence
 from urllib.parse import quote
 
 from qlint import __version__
@@ -22,7 +21,10 @@ from qlint.knowledge.text import at_release
 from qlint.rules.base import Finding, RuleMeta
 from qlint.rules.plan import Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Sequence
+
     from qlint.knowledge.base import KnowledgeBase
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

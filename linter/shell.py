@@ -11,14 +11,17 @@ end positions point one character past the end, as in ruff and LSP.
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
-
-import tree_sitter as ts
 
 from qlint.linter.source import SourceText
 from qlint.linter.wrappers import WRAPPERS, Layer, Unwrapped, unwrap
 from qlint.record import field, record
 from qlint.rules.plan import Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import tree_sitter as ts
 
 
 class ShellSyntaxError(Exception):
@@ -33,7 +36,8 @@ class ShellSyntaxError(Exception):
 
 @lru_cache(maxsize=1)
 def _parser() -> ts.Parser:
-    return ts.Parser(ts.Language(_bash_language()))
+    binding = _tree_sitter()
+    return binding.Parser(binding.Language(_bash_language()))
 
 
 # Every byte of a multi-byte UTF-8 character becomes "." for the parser only.
@@ -52,6 +56,48 @@ def parse_tree(data: bytes) -> ts.Tree:
     return _parser().parse(data.translate(_ASCII_FOR_PARSER))
 
 
+def _find_spec(name: str, path=None):
+    """The spec ``import name`` would use (the finders of ``sys.meta_path``, in order), found without
+    importing importlib (``importlib.util.find_spec`` without its imports)."""
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        spec = find_spec(name, path) if find_spec is not None else None
+        if spec is not None:
+            return spec
+    return None
+
+
+def _extension(package: str, name: str):
+    """The compiled module ``package.name``, loaded without running ``package/__init__.py`` and
+    registered in ``sys.modules`` under its real name, so that a later ``import package`` (whose
+    ``__init__`` imports it) reuses it. Raises ImportError where the layout is not that."""
+    full = f"{package}.{name}"
+    module = sys.modules.get(full)
+    if module is not None:
+        return module
+    found = _find_spec(package)
+    spec = _find_spec(full, found.submodule_search_locations) if found is not None else None
+    module = spec.loader.create_module(spec) if spec is not None and spec.loader is not None else None
+    if spec is None or spec.loader is None or module is None:
+        raise ImportError(full)
+    module.__spec__ = spec
+    module.__loader__ = spec.loader
+    spec.loader.exec_module(module)
+    sys.modules[full] = module
+    return module
+
+
+def _tree_sitter():
+    """py-tree-sitter's classes (``Parser``, ``Language``...), from its compiled ``_binding``: the
+    package's ``__init__`` imports typing (for one Protocol) and only re-exports them."""
+    try:
+        return _extension("tree_sitter", "_binding")
+    except Exception:  # pragma: no cover - another installation layout
+        import tree_sitter
+
+        return tree_sitter
+
+
 def _bash_language():
     """The tree-sitter-bash grammar (a capsule for ``ts.Language``).
 
@@ -61,15 +107,7 @@ def _bash_language():
     Any surprise in that layout falls back to the plain import.
     """
     try:
-        from importlib.machinery import PathFinder
-
-        package = PathFinder.find_spec("tree_sitter_bash")
-        spec = PathFinder.find_spec("tree_sitter_bash._binding", package.submodule_search_locations) if package else None
-        module = spec.loader.create_module(spec) if spec is not None and spec.loader is not None else None
-        if spec is None or spec.loader is None or module is None:
-            raise ImportError("tree_sitter_bash._binding")
-        spec.loader.exec_module(module)
-        return module.language()
+        return _extension("tree_sitter_bash", "_binding").language()
     except Exception:  # pragma: no cover - another installation layout
         import tree_sitter_bash
 

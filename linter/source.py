@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from qlint.record import field, record
 from qlint.rules.plan import Span
+
+try:
+    from _bisect import bisect_right  # bisect's C implementation: the bisect module only re-exports it
+except ImportError:  # pragma: no cover - an interpreter without it
+    from bisect import bisect_right
 
 MAX_BYTES = 5 * 1024 * 1024
 """Scripts larger than this (5 MiB) are refused: no launch script is that big."""
@@ -104,7 +108,7 @@ class SourceText:
         elif offset > len(data):
             offset = len(data)
         starts = self._line_starts
-        row = bisect.bisect_right(starts, offset) - 1
+        row = bisect_right(starts, offset) - 1
         start = starts[row]
         if self._ascii or data[start:offset].isascii():
             return row + 1, offset - start + 1
@@ -120,11 +124,11 @@ class SourceText:
         start = 0 if start < 0 else size if start > size else start
         end = 0 if end < 0 else size if end > size else end
         starts = self._line_starts
-        row = bisect.bisect_right(starts, start) - 1
+        row = bisect_right(starts, start) - 1
         line_start = starts[row]
         if start <= end and (row + 1 == len(starts) or end < starts[row + 1]):
             return Span(line=row + 1, column=start - line_start + 1, end_line=row + 1, end_column=end - line_start + 1)
-        end_row = bisect.bisect_right(starts, end) - 1
+        end_row = bisect_right(starts, end) - 1
         return Span(line=row + 1, column=start - line_start + 1, end_line=end_row + 1, end_column=end - starts[end_row] + 1)
 
     def line_text(self, line: int) -> str:

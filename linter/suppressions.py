@@ -15,7 +15,6 @@ A suppression that suppresses nothing is reported by the meta rule QL901
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Literal
 
 from qlint.knowledge.text import Text
 from qlint.linter.shell import Comment, ParsedScript
@@ -24,7 +23,10 @@ from qlint.record import field, record
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
 from qlint.rules.plan import Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable, Literal
+
     from qlint.linter.catalog import RuleEntry
 
 UNUSED_SUPPRESSION = RuleMeta(

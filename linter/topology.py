@@ -19,11 +19,10 @@ message; ``problems()`` lists their texts (the generator refuses a layout that h
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from qlint.knowledge.text import Text
 from qlint.record import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from qlint.knowledge.models import Recipe
     from qlint.linter.ray_cluster import RayCluster

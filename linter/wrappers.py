@@ -20,11 +20,10 @@ already expanded statically by the shell reader.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from qlint.record import field, record
 from qlint.rules.plan import Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from qlint.linter.shell import Word
 

@@ -32,15 +32,14 @@ from __future__ import annotations
 
 from operator import attrgetter
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for type checkers only: the check path does not import it
+    from typing import Any, Callable, TypeVar, dataclass_transform, overload
 
-if TYPE_CHECKING:
-    from typing import dataclass_transform
-else:  # the decorator only informs type checkers; not importing it keeps typing's extras unloaded
+    T = TypeVar("T")
+else:  # the decorator only informs type checkers
     def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
         return lambda function: function
-
-T = TypeVar("T")
 
 
 class FrozenInstanceError(AttributeError):
@@ -98,12 +97,12 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**values, **changes)
 
 
-@overload
-def record(cls: type[T], /) -> type[T]: ...
+if TYPE_CHECKING:
+    @overload
+    def record(cls: type[T], /) -> type[T]: ...
 
-
-@overload
-def record(*, frozen: bool = False, slots: bool = False, eq: bool = True) -> Callable[[type[T]], type[T]]: ...
+    @overload
+    def record(*, frozen: bool = False, slots: bool = False, eq: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(field_specifiers=(field, Field))

@@ -9,14 +9,17 @@ written in English and Chinese: pass ``Text(en=..., zh=...)``.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from qlint.knowledge.text import Text, check_sources
 from qlint.record import record
 from qlint.rules.groups import check_groups
 from qlint.rules.plan import Span
 
-Severity = Literal["error", "warning", "info"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only (the schema of the configuration has its own, for pydantic)
+    from typing import Literal
+
+    Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 

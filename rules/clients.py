@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 
 from qlint.knowledge.text import Text
 from qlint.rules.base import Edit, Example, Finding, Fix, RuleMeta
@@ -90,15 +89,17 @@ def _bench_edits(client: ClientCommand, value: Value, name: str) -> tuple[Text |
     if found is None:
         return None, []
     index, word = found
+    from shlex import quote  # only when a fix writes a word
+
     text = word.text or ""
     flag = text.split("=", 1)[0] if text.startswith("--") else (client.argv[index - 1].text or "")
     if flag.replace("_", "-") == "--served-model-name":
-        new = f"{flag}={shlex.quote(name)}" if text.startswith("--") else shlex.quote(name)
+        new = f"{flag}={quote(name)}" if text.startswith("--") else quote(name)
         return (Text(en=f"set --served-model-name to {name}", zh=f"将 --served-model-name 设为 {name}"),
                 [Edit(value.span, new)])
     return (Text(en=f"add --served-model-name {name} (keep --model for the tokenizer)",
                  zh=f"添加 --served-model-name {name}（保留 --model，用于加载分词器）"),
-            [Edit(value.span, f"{word.raw} --served-model-name {shlex.quote(name)}")])
+            [Edit(value.span, f"{word.raw} --served-model-name {quote(name)}")])
 
 
 TOOL_NAME = {"curl": "curl request body", "lm_eval": "lm_eval model_args", "vllm-bench": "vllm bench serve"}

@@ -10,15 +10,16 @@ is symbolic (``$7``) makes the fact unknown, so rules that need it are skipped.
 
 from __future__ import annotations
 
-from typing import Any
-
-from packaging.version import InvalidVersion
-
 from qlint.knowledge.base import ModelMatch
+from qlint.knowledge.versions import InvalidVersion
 from qlint.knowledge.images import parse_image
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact
 from qlint.rules.plan import Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HARDWARE_BY_SUFFIX = {"-a3": "a3", "-310p": "310p", None: "a2"}
 

@@ -20,7 +20,6 @@ computed; ``QLINT_RULES=all`` imports every module and runs every rule, triggers
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Literal
 
 import os
 from functools import cached_property
@@ -31,6 +30,10 @@ from qlint.knowledge.base import KnowledgeBase
 from qlint.record import record
 from qlint.rules.base import FactTrace, Finding, RuleMeta
 from qlint.rules.plan import LaunchPlan, ServeCommand, Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Literal
 
 
 class Unknown(Exception):

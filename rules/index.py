@@ -18,7 +18,10 @@ import json
 import os
 import sys
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INDEX = os.path.join(os.path.dirname(__file__), "index.json")  # (os.path: pathlib costs ~4 ms at start-up)
 

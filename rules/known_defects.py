@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
 
 from qlint.knowledge.base import checkpoint_name, parse_version
 from qlint.knowledge.text import Text
@@ -26,6 +25,10 @@ from qlint.rules import kit
 from qlint.rules.base import Edit, Example, FactTrace, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, Unknown, check
 from qlint.rules.plan import Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The facts a condition may name (the head of ``fact = "speculative.method"``). A rule may
 # only read facts it declares, so the vocabulary is explicit; a test checks every entry uses it.

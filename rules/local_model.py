@@ -9,8 +9,6 @@ config does not state it. No I/O happens here.
 
 from __future__ import annotations
 
-import math
-
 from qlint.record import record
 
 
@@ -103,7 +101,7 @@ class Arch:
             return self.mla_kv_dim * layers * dtype_bytes  # latent KV replicated on every TP rank
         if not self.head_dim or not self.kv_heads:
             return None
-        per_rank = max(1, math.ceil(self.kv_heads / tp))  # KV heads < TP are replicated
+        per_rank = max(1, -(-self.kv_heads // tp))  # ceil(kv_heads / tp), both ints: KV heads < TP are replicated
         return 2 * per_rank * self.head_dim * layers * dtype_bytes
 
     def state_bytes_per_seq(self, tp: int, pp: int, dtype_bytes: int, recurrent_factor: int = 1) -> float | None:

@@ -10,8 +10,6 @@ memory (vLLM measures those in its profile run), so they are lower bounds of the
 
 from __future__ import annotations
 
-import math
-
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
@@ -139,6 +137,8 @@ def weights_fit(scope: Scope):
     (per_npu, formula), memory = scope.get("weights_per_npu"), scope.get("usable_hbm")
     if per_npu <= memory.usable:
         return
+    import math  # only when the weights do not fit
+
     npus = math.ceil(scope.get("weights_gb") / memory.usable)
     larger = per_npu <= memory.largest * memory.gmu  # fits only the family's bigger card
     tail = (f"; it fits only the {memory.largest:g} GB-per-chip card ({memory.text(memory.largest)})"

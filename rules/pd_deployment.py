@@ -9,14 +9,13 @@ the proxy's arguments, the PD sections of the tutorials).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 from qlint.rules.plan import ServeCommand
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from qlint.linter.topology import Engine
 

@@ -9,10 +9,12 @@ are ``None`` and rules that need them are skipped.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from qlint.record import field, record
 from qlint.rules.local_model import LocalModel
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 
 @record(frozen=True, slots=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from packaging.version import InvalidVersion, Version
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.images import parse_image
 from qlint.knowledge.text import Text
+from qlint.knowledge.versions import InvalidVersion, Version
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Known, Scope, check, fact

@@ -12,9 +12,8 @@ level or under ``text_config`` (Qwen3.5/3.6 multimodal checkpoints).
 
 from __future__ import annotations
 
-from packaging.version import Version
-
 from qlint.knowledge.base import MAIN
+from qlint.knowledge.versions import Version
 from qlint.record import record
 from qlint.rules import kit
 from qlint.rules.graph import Known, Scope, Unknown, fact

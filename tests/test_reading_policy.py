@@ -124,12 +124,58 @@ def test_json_reports_input_errors_in_its_own_shape(tmp_path):
     assert any(item["rule"] == "QL203" for item in items)
 
 
-def test_broken_pyproject_is_a_configuration_error(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("[project\nname = 'x'\n")
+@pytest.mark.parametrize("text", [
+    "[project\nname = 'x'\n[tool.qlint]\nselect = ['QL2']\n",
+    "[project]\nname = 'x'\n[ tool . \"qlint\" ]\nselect = ['QL2'\n",
+    "[project\ntool.qlint.select = ['QL2']\n",
+    "tool = { qlint = { select = ['QL2'] }\n",
+    "[tool]\nqlint.select = ['QL2']\n[project\n",
+    "[tool] # tools\n'qlint' = {select = ['QL2']}\n[project\n",
+    "[project\nname = 'x'\n[tool.\"\\u0071lint\"]\n",
+])
+def test_broken_pyproject_that_may_configure_qlint_is_a_configuration_error(tmp_path, text):
+    (tmp_path / "pyproject.toml").write_text(text)
     script = tmp_path / "run.sh"
     script.write_text(FAULTY)
     result = run([str(script)])
-    assert result.exit_code == 2 and "pyproject.toml:1:" in result.output
+    assert result.exit_code == 2 and "pyproject.toml:" in result.output and "invalid TOML" in result.output
+
+
+@pytest.mark.parametrize("text", [
+    "[project\nname = 'x'\n",
+    "[project]\nname = 'qlint-plugin'\n[tool.setuptools.package-dir]\n\"qlint\" = \"src\"\n[broken\n",
+])
+def test_broken_pyproject_that_cannot_configure_qlint_is_passed_over(tmp_path, text):
+    (tmp_path / "pyproject.toml").write_text(text)
+    script = tmp_path / "run.sh"
+    script.write_text(FAULTY)
+    result = run([str(script)])
+    assert result.exit_code == 1 and "QL203" in result.output and "pyproject.toml" not in result.output
+
+
+@pytest.mark.parametrize("text", [
+    "[tool.qlint]\nselect = ['QL2']\n",
+    "[ 'tool' . \"qlint\" ] # ours\nselect = ['QL2']\n",
+    "tool.qlint.select = ['QL2']\n",
+    "tool = { qlint = { select = ['QL2'] } }\n",
+    "[tool]\nqlint = { select = ['QL2'] }\n",
+    "[tool]\n\"qlint\".select = ['QL2']\n",
+    "[tool.\"\\u0071lint\"]\nselect = ['QL2']\n",
+    "[project]\nname = 'x'\n[tool.other]\nx = 1\n[tool.qlint.severity]\nQL203 = 'info'\n",
+])
+def test_every_spelling_of_the_qlint_table_is_read(tmp_path, text):
+    from qlint.linter.config import _may_have_qlint_table, find_config_file
+
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert _may_have_qlint_table(text) and find_config_file(tmp_path) == tmp_path / "pyproject.toml"
+
+
+def test_a_pyproject_without_the_qlint_table_is_not_parsed():
+    from qlint.linter.config import _may_have_qlint_table
+
+    text = ("[project]\nname = 'qlint-ascend'\ndependencies = [\n  ['qlint'],\n]\n"
+            "[tool.setuptools.package-dir]\n\"qlint\" = \"qlint\"\n\"qlint.rules\" = \"rules\"\n")
+    assert not _may_have_qlint_table(text)
 
 
 def _console(args, **kwargs):

@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from packaging.version import InvalidVersion
 
 from qlint.knowledge.base import MAIN, release_tag
+from qlint.knowledge.versions import InvalidVersion
 from qlint.linter.cli import main
 
 MIRROR = "/work/.mirror/vllm-project+vllm-ascend/repo"

@@ -12,11 +12,13 @@ applies a fix's edits together or not at all.
 from __future__ import annotations
 
 import json
-import shlex
-from typing import Any
 
 from qlint.rules.base import Edit
 from qlint.rules.plan import JsonValue, Option, ServeCommand, Span, Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def point(span: Span) -> Span:
@@ -39,7 +41,9 @@ def set_word(value: Value, text: str) -> list[Edit]:
 
 def shell_word(text: str) -> str:
     """``text`` as one shell word (quoted only when it needs to be)."""
-    return shlex.quote(text)
+    from shlex import quote  # only when a fix writes a word
+
+    return quote(text)
 
 
 # -- options -------------------------------------------------------------------------

@@ -9,17 +9,23 @@ that look at many commands and must not stop at one).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 from qlint.rules.graph import Unknown
 from qlint.rules.plan import LaunchPlan, Option, ServeCommand, Span, Value
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
 
-class Read(NamedTuple):
-    """A value read from the plan and the span a finding about it points at."""
+    class Read(NamedTuple):
+        """A value read from the plan and the span a finding about it points at."""
 
-    value: Any
-    span: Span
+        value: Any
+        span: Span
+else:  # the class typing.NamedTuple builds, without importing typing on the check path
+    Read = namedtuple("Read", ("value", "span"), module=__name__)
+    Read.__doc__ = "A value read from the plan and the span a finding about it points at."
 
 
 # -- spans -------------------------------------------------------------------------

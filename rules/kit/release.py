@@ -6,9 +6,9 @@ release); a version that is not a release tag raises ``Unknown`` (the rule is sk
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.text import Text
+from qlint.knowledge.versions import InvalidVersion, Version
 from qlint.rules.graph import Scope, Unknown
 
 

@@ -8,12 +8,11 @@ script of a script scope: one node, the engines it starts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from qlint.knowledge.text import Text
 from qlint.rules.base import Finding, Fix, RuleMeta
 from qlint.rules.kit.edits import point, replace, shell_word
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from qlint.linter.topology import Topology
     from qlint.rules.graph import Scope
