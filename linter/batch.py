@@ -92,6 +92,77 @@ def slim(result) -> None:
         result.source = None
 
 
+@record(frozen=True, slots=True)
+class Counted:
+    """A finding whose text is already printed (or spooled): its severity alone, for the summary line and
+    the exit code. One shared object per severity (``counted``)."""
+
+    level: str
+
+
+_COUNTED: dict[str, Counted] = {}
+
+
+def counted(result) -> None:
+    """Keep of a result whose text report is made what the notes, the summary line and the exit code read:
+    the findings' severities and the number suppressed, not the findings, their text or the plan."""
+    marks = _COUNTED
+    result.findings = [marks.get(f.level) or marks.setdefault(f.level, Counted(f.level)) for f in result.findings]
+    result.suppressed = [None] * len(result.suppressed)
+    slim(result)
+    result.source = None
+
+
+class Spool:
+    """The text reports of files settled alone, made as they settle and printed in the report's order once
+    every file is read (the notes come first). Held in memory up to ``SPOOL_MEMORY`` bytes, then in a
+    temporary file, so that a batch of files that run apart keeps no findings, text or plan per file."""
+
+    def __init__(self, memory: int | None = None) -> None:
+        self.memory = SPOOL_MEMORY if memory is None else memory
+        self.held: dict[int, str] = {}
+        self.size = 0
+        self.file: Any = None
+        self.count = 0
+
+    def add(self, text: str) -> int:
+        """Keep ``text``; returns the key ``take`` gives it back by."""
+        self.count += 1
+        key = self.count
+        if self.file is None and self.size + len(text) <= self.memory:
+            self.held[key] = text
+            self.size += len(text)
+            return key
+        if self.file is None:
+            import tempfile
+
+            self.file = tempfile.TemporaryFile()
+        data = text.encode("utf-8", "surrogatepass")
+        offset = self.file.seek(0, 2)
+        self.file.write(data)
+        self.held[key] = (offset, len(data))  # type: ignore[assignment]
+        return key
+
+    def take(self, key: int) -> str:
+        """The text kept under ``key``, let go."""
+        kept = self.held.pop(key)
+        if isinstance(kept, str):
+            return kept
+        offset, size = kept
+        self.file.seek(offset)
+        return self.file.read(size).decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        self.held.clear()
+
+
+SPOOL_MEMORY = 1 << 20
+"""Characters of spooled text held in memory before a temporary file takes the rest."""
+
+
 class Retained:
     """Keeps what a batch holds for its deployment pass out of the cyclic garbage collector's way.
 

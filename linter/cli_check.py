@@ -12,8 +12,8 @@ import sys
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
-from qlint.linter.batch import Job, Outcome, Retained, analyse_all, forks, settle, slim
-from qlint.linter.cli_report import report_findings, report_group, report_notes, streams
+from qlint.linter.batch import Job, Outcome, Retained, Spool, analyse_all, counted, forks, settle, slim
+from qlint.linter.cli_report import report_findings, report_notes, streams
 from qlint.record import record
 
 TYPE_CHECKING = False
@@ -103,6 +103,15 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     def deploy_now(members):
         return deploy(members, settings, kb, chosen_launcher, mode, quiet, notices)
 
+    lang = lang or default_lang()
+    shown_color = use_color(color)
+    streamed = streams(output_format, statistics)  # the text report, printed deployment by deployment
+
+    def render(results) -> str:
+        from qlint.linter.reporters import render_text
+
+        return render_text(results, kb, color=shown_color, show_suppressed=show_suppressed, lang=lang)
+
     def one(job: Job) -> Outcome:
         errors: list = []
         say = None if prepared is None else (lambda notice, line: errors.append((notice, line)))
@@ -111,11 +120,15 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
         if item is not None and job.alone and not (fix or show_diff) and not item.effective.deployments:
             item.writable = True  # a file given (what --fix may rewrite; the report says which fixes it takes)
             settled = settle(item, deploy_now)
+            if settled and streamed:  # its text now, its findings let go (kept until its turn: Spool)
+                item.report = render([item.result])
+                counted(item.result)
         if item is not None and prepared is not None:  # the parent has its own copy of these
             item.effective = item.policy = None
         return Outcome(item, errors, settled)
 
     retained = Retained()
+    spool = Spool()
     for job, outcome in zip(jobs, analyse_all(jobs, one, parallel)):
         retained.kept()
         for notice, line in outcome.errors:
@@ -124,6 +137,8 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
         item = outcome.item
         if item is not None:
             item.settled = outcome.settled
+            if item.report is not None:
+                item.spooled, item.report = spool.add(item.report), None
             if prepared is not None:
                 item.effective, item.policy = prepared[job.path]
         analysed.append((item, job.origin))
@@ -144,17 +159,20 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
             item.writable = True
     deployments = deployment_groups([(item, origin) for item, origin in analysed if item is not None])
     del analysed
-    lang = lang or default_lang()
-    shown_color = use_color(color)
     report_notes([item.result for members in deployments for item in members], output_format, quiet=quiet,
                  lang=lang)
-    streamed = streams(output_format, statistics)
-    checked = []  # (LintResult, Effective), slimmed once reported
+    checked = []  # (LintResult, Effective), slimmed once reported (with the text report: counted)
     deployments.reverse()  # popped from the end, in order: each deployment is let go once reported
     while deployments:
         members = deployments.pop()
         if len(members) == 1 and members[0].settled:
             done = [(members[0].result, members[0].effective)]
+            if members[0].spooled is not None:
+                text = spool.take(members[0].spooled)
+                if text:
+                    echo(text, color=shown_color or None)
+                checked += done
+                continue
         else:  # a file settled alone that a proxy names after all: analysed again with its deployment
             again = []
             for item in members:
@@ -166,11 +184,16 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
                     again.append(item)
             done = deploy_now(again)
         if streamed:
-            report_group([result for result, _ in done], kb, show_suppressed=show_suppressed, color=shown_color,
-                         lang=lang)
+            text = render([result for result, _ in done])
+            if text:
+                echo(text, color=shown_color or None)
         for result, _ in done:
-            slim(result)
+            if streamed:
+                counted(result)
+            else:
+                slim(result)
         checked += done
+    spool.close()
     results = [result for result, _ in checked]
     report_findings(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
                     show_suppressed=show_suppressed, color=shown_color, lang=lang, streamed=streamed)
@@ -196,6 +219,8 @@ class Analysed:
 
     links: tuple[set, set] | None = None  # what it offers and asks for (grouping), once known
     settled: bool = False  # its deployment pass is done (it is a deployment of its own)
+    report: str | None = None  # settled, with the text report: that report (what a worker sends back)
+    spooled: int | None = None  # ... then its key in the batch's Spool
 
     def data(self) -> bytes:
         """The file's bytes as ``result`` was linted from (with --fix: as written; with --diff: as it would be)."""

@@ -173,3 +173,45 @@ def test_freezing_kept_files_changes_nothing(serial, monkeypatch):
     assert gc.get_freeze_count() > frozen_before
     monkeypatch.setattr(batch, "FREEZE_EVERY", 10**9)
     assert [_run(["--format", output, *files]) for output in ("text", "json")] == often
+
+
+def test_spooled_text_report_is_the_report(serial, monkeypatch, tmp_path):
+    """The text report of files settled alone, made as they settle and printed in turn (in memory, or in a
+    temporary file past SPOOL_MEMORY), is byte for byte the report of keeping every file to the end."""
+    (tmp_path / "engine_p.sh").write_text(ENGINE.format(port=8100))
+    (tmp_path / "zz_proxy.sh").write_text(PROXY)
+    files = [*MIXED, str(tmp_path / "engine_p.sh"), str(tmp_path / "zz_proxy.sh")]
+    for args in ([], ["--show-suppressed"], ["--lang", "zh"], ["--color", "always"]):
+        in_memory = _run([*args, *files])
+        monkeypatch.setattr(batch, "SPOOL_MEMORY", 0)
+        on_disk = _run([*args, *files])
+        monkeypatch.setattr(cli_check, "settle", lambda item, deploy: False)
+        kept = _run([*args, *files])
+        monkeypatch.undo()
+        monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
+        assert in_memory == on_disk == kept and "QL" in kept[1]
+
+
+def test_settled_files_keep_no_findings_until_the_report(serial, monkeypatch):
+    """With the text report, a file settled alone keeps no finding, text or plan for the rest of the batch:
+    its report is spooled and its result only counts severities; files kept for the deployment pass keep
+    their plan."""
+    grouped = []
+    real = cli_check.deployment_groups
+
+    def grouping(analysed):  # what each file holds when every file is read
+        grouped.extend((item.settled, item.spooled, item.result.plan is not None, item.result.source is not None,
+                        len(item.read), [type(f) for f in item.result.findings]) for item, _ in analysed)
+        return real(analysed)
+
+    monkeypatch.setattr(cli_check, "deployment_groups", grouping)
+    _run(MIXED)
+    settled = [entry for entry in grouped if entry[0]]
+    kept = [entry for entry in grouped if not entry[0]]
+    assert settled and kept and any(entry[1] is not None for entry in settled)
+    for _, _, plan, source, read, kinds in settled:
+        assert not plan and not source and not read and all(kind is batch.Counted for kind in kinds)
+    assert all(entry[2] for entry in kept)
+    grouped.clear()
+    _run(["--format", "json", *MIXED])  # a document made at the end: the findings are kept
+    assert any(entry[5] and batch.Counted not in entry[5] for entry in grouped if entry[0])
