@@ -39,11 +39,11 @@ class RuleEntry:
 def rule_entries() -> tuple[RuleEntry, ...]:
     """Every rule (graph rules and linter meta rules) as the rule index lists it, sorted by id."""
     from qlint.linter.suppressions import UNUSED_SUPPRESSION
-    from qlint.rules.index import load_index
+    from qlint.rules.index import load_catalog
 
     meta = UNUSED_SUPPRESSION
-    entries = [RuleEntry(rule_id, entry["name"], entry["severity"], tuple(entry["groups"]), Text(**entry["title"]),
-                         entry["fix"]) for rule_id, entry in load_index()["rules"].items()]
+    entries = [RuleEntry(rule_id, name, severity, tuple(groups), Text(en=title, zh=title_zh), fix)
+               for rule_id, (name, severity, groups, title, title_zh, fix) in load_catalog().items()]
     entries.append(RuleEntry(meta.id, meta.name, meta.severity, meta.groups, meta.title, meta.fix))
     return tuple(sorted(entries, key=lambda entry: entry.id))
 

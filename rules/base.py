@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from qlint.knowledge.text import Text, check_sources
+from qlint.knowledge.text import Text
 from qlint.record import record
 from qlint.rules.groups import check_groups
 from qlint.rules.plan import Span
@@ -66,7 +66,10 @@ class RuleMeta:
     the fault; ``unsafe``: changes behaviour beyond the finding, e.g. TP/DP).
     A plain record (validated in ``__post_init__``) so that importing the
     rules does not import pydantic. Raises ValueError on a bad id, name,
-    severity, scope, group, fix kind or citation.
+    severity, scope, group or fix kind, or when ``sources`` is not a non-empty list of strings.
+    That each citation is a pinned public URL (``knowledge.text.check_sources``) is checked where a
+    rule is added, not at every start-up (it was a fifth of what importing the rule modules cost):
+    ``python -m qlint.rules.index`` refuses to index such a rule and tests/test_citations.py fails.
     """
 
     id: str
@@ -98,10 +101,12 @@ class RuleMeta:
             raise ValueError(f"{self.id}: fix {self.fix!r} is not safe, unsafe or none")
         if not isinstance(self.title, Text) or not isinstance(self.why, Text):
             raise ValueError(f"{self.id}: title and why must be Text(en=..., zh=...)")
-        check_sources(self.sources)
+        sources = () if isinstance(self.sources, str) else tuple(self.sources)
+        if not sources or not all(isinstance(source, str) for source in sources):
+            raise ValueError(f"{self.id}: sources must be at least one citation (a pinned https URL)")
         object.__setattr__(self, "groups", tuple(self.groups))
         check_groups(self.id, self.groups)
-        object.__setattr__(self, "sources", tuple(self.sources))
+        object.__setattr__(self, "sources", sources)
         object.__setattr__(self, "requires", tuple(self.requires))
         object.__setattr__(self, "optional", tuple(self.optional))
         object.__setattr__(self, "examples", tuple(self.examples))

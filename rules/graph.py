@@ -369,10 +369,11 @@ class RuleGraph:
         """The graph the rule index describes (``qlint.rules.index``); rule modules are imported as
         their rules are about to run and their facts to be computed."""
         global _load_fact
-        modules = {name: entry["module"] for name, entry in index["facts"].items()}
-        fact_specs = {name: (entry["scope"], tuple(entry["requires"])) for name, entry in index["facts"].items()}
-        rule_specs = {rule_id: (entry["scope"], tuple(entry["requires"]), tuple(entry["optional"]),
-                                tuple(entry["when"]), entry["module"]) for rule_id, entry in index["rules"].items()}
+        facts, rules = index["facts"], index["rules"]  # [module, scope, requires] / [module, scope, requires, optional, when]
+        modules = {name: entry[0] for name, entry in facts.items()}
+        fact_specs = {name: (entry[1], tuple(entry[2])) for name, entry in facts.items()}
+        rule_specs = {rule_id: (entry[1], tuple(entry[2]), tuple(entry[3]), tuple(entry[4]), entry[0])
+                      for rule_id, entry in rules.items()}
 
         def load_fact(name: str) -> bool:
             module = modules.get(name)
@@ -389,31 +390,14 @@ class RuleGraph:
 
     def _setup(self, facts: dict[str, tuple[str, tuple[str, ...]]], rules: dict[str, _Spec], order: list[str] | None,
                definitions: dict[str, RuleDef], *, lazy: bool, audit: bool) -> None:
-        edges: list[tuple[str, str, str]] = []  # (source, target, label)
-        for name, (_, requires) in facts.items():
-            for needed in requires:
-                edges.append((f"fact:{needed}", f"fact:{name}", "derives"))
-        for rule_id, (_, requires, optional, _, _) in rules.items():
-            node = f"rule:{rule_id}"
-            for needed in requires:
-                edges.append((f"fact:{needed}", node, "requires"))
-            for used in optional:
-                edges.append((f"fact:{used}", node, "uses"))
-        nodes = [f"fact:{name}" for name in facts] + [f"rule:{rule_id}" for rule_id in rules]
-        predecessors: dict[str, list[str]] = {node: [] for node in nodes}
-        for source, target, _ in edges:
-            predecessors[target].append(source)
+        self._fact_specs = facts
+        self._specs = rules
         if order is None:
             try:
-                order = list(TopologicalSorter(predecessors).static_order())
+                order = list(TopologicalSorter(self._predecessors).static_order())
             except CycleError as error:
                 raise ValueError(f"rule graph has a cycle: {error.args[1]}") from None
         self._order = order
-        self._edges = edges
-        self._nodes = nodes
-        self._predecessors = predecessors
-        self._fact_specs = facts
-        self._specs = rules
         self._rules = definitions
         self._lazy = lazy
         self._audit = audit
@@ -421,6 +405,36 @@ class RuleGraph:
         self._inputs: dict[str, list[str]] = {}
         self._fact_inputs: dict[str, frozenset[str]] = {}
         self._by_selection: dict[frozenset[str], tuple[_Step, ...]] = {}
+
+    @cached_property
+    def _edges(self) -> list[tuple[str, str, str]]:
+        """(source, target, label) of every edge: ``derives``, ``requires``, ``uses``."""
+        edges: list[tuple[str, str, str]] = []
+        for name, (_, requires) in self._fact_specs.items():
+            for needed in requires:
+                edges.append((f"fact:{needed}", f"fact:{name}", "derives"))
+        for rule_id, (_, requires, optional, _, _) in self._specs.items():
+            node = f"rule:{rule_id}"
+            for needed in requires:
+                edges.append((f"fact:{needed}", node, "requires"))
+            for used in optional:
+                edges.append((f"fact:{used}", node, "uses"))
+        return edges
+
+    @cached_property
+    def _nodes(self) -> list[str]:
+        return [f"fact:{name}" for name in self._fact_specs] + [f"rule:{rule_id}" for rule_id in self._specs]
+
+    @cached_property
+    def _predecessors(self) -> dict[str, list[str]]:
+        predecessors: dict[str, list[str]] = {node: [] for node in self._nodes}
+        for source, target, _ in self._edges:
+            predecessors[target].append(source)
+        return predecessors
+
+    def node_order(self) -> list[str]:
+        """Every node (``fact:NAME``, ``rule:ID``) in evaluation order."""
+        return list(self._order)
 
     @cached_property
     def _graph(self):

@@ -1,15 +1,18 @@
-"""The rule index (``rules/index.json``): what the rule graph and the rule listings need to know of
-every fact and rule without importing the rule modules.
+"""The rule index: what the rule graph and the rule listings need to know of every fact and rule
+without importing the rule modules, in two files written by ``python -m qlint.rules.index``:
 
-For each fact: its module, scope and required facts; for each rule: its module, name, severity,
-groups, title, fix kind, scope, required and optional facts and trigger (``@check(..., when=...)``);
-and the evaluation order of the graph built from every module. ``default_graph()`` is built from it
-and imports a rule module only when one of its rules is about to run (or a fact it defines is
-computed). Data, like ``knowledge/compiled.json``: regenerate after adding or changing a rule,
+* ``rules/index.json``, the graph: per fact ``[module, scope, requires]``, per rule ``[module, scope,
+  requires, optional, when]`` (``when``: its trigger, ``@check(..., when=...)``), and the evaluation
+  order of the graph built from every module. ``default_graph()`` is built from it and imports a
+  rule module only when one of its rules is about to run (or a fact it defines is computed);
+* ``rules/catalog.json``, the listing: per rule ``[name, severity, groups, title (en), title (zh),
+  fix]``, read by ``qlint rules``, ``--select`` / ``--ignore``, configuration checks and
+  suppressions (``qlint.linter.catalog``), and only by them.
 
-    python -m qlint.rules.index
-
-and ``tests/test_rule_index.py`` fails while it is stale.
+Data, like ``knowledge/compiled.json``: regenerate after adding or changing a rule; ``--check``
+says whether they are stale (``tests/test_rule_index.py`` fails while they are). Compact arrays,
+one entry a line: the graph file is read on every run (JSON of objects with named fields was three
+times slower to read).
 """
 
 from __future__ import annotations
@@ -23,58 +26,77 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX = os.path.join(os.path.dirname(__file__), "index.json")  # (os.path: pathlib costs ~4 ms at start-up)
+_HERE = os.path.dirname(__file__)  # (os.path: pathlib costs ~4 ms at start-up)
+INDEX = os.path.join(_HERE, "index.json")
+CATALOG = os.path.join(_HERE, "catalog.json")
 
 
-def build_index() -> dict[str, Any]:
-    """The index of every fact and rule ``rules/registry.py`` registers (imports every rule module)."""
+def build_index() -> tuple[dict[str, Any], dict[str, list]]:
+    """The graph index and the catalogue of every fact and rule ``rules/registry.py`` registers
+    (imports every rule module)."""
+    from qlint.knowledge.text import check_sources
     from qlint.rules import registry  # noqa: F401  (registers every fact and rule)
     from qlint.rules.graph import FACTS, RULES, RuleGraph
 
     graph = RuleGraph(FACTS, RULES)
+    for rule_id, rule in RULES.items():  # (RuleMeta leaves pinning to here and the tests: it is slow)
+        try:
+            check_sources(rule.meta.sources)
+        except ValueError as error:
+            raise ValueError(f"{rule_id}: {error}") from None
 
     def module(function) -> str:
         return function.__module__.rpartition(".")[2]
 
-    facts = {name: {"module": module(definition.compute), "scope": definition.scope,
-                    "requires": list(definition.requires)}
+    facts = {name: [module(definition.compute), definition.scope, list(definition.requires)]
              for name, definition in dict.items(FACTS)}
-    rules = {}
-    for rule_id, rule in RULES.items():
-        meta = rule.meta
-        rules[rule_id] = {"module": module(rule.check), "name": meta.name, "severity": meta.severity,
-                          "groups": list(meta.groups), "title": {"en": meta.title.en, "zh": meta.title.zh},
-                          "fix": meta.fix, "scope": meta.scope, "requires": list(meta.requires),
-                          "optional": list(meta.optional), "when": list(rule.when)}
-    return {"facts": facts, "rules": rules, "order": graph._order}
+    rules = {rule_id: [module(rule.check), rule.meta.scope, list(rule.meta.requires), list(rule.meta.optional),
+                       list(rule.when)] for rule_id, rule in RULES.items()}
+    catalog = {rule_id: [meta.name, meta.severity, list(meta.groups), meta.title.en, meta.title.zh, meta.fix]
+               for rule_id, meta in ((rule_id, rule.meta) for rule_id, rule in RULES.items())}
+    return {"facts": facts, "rules": rules, "order": graph.node_order()}, catalog
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _table(entries: dict[str, Any]) -> list[str]:
+    lines = [f"{_dump(key)}:{_dump(entry)}," for key, entry in entries.items()]
+    if lines:
+        lines[-1] = lines[-1].rstrip(",")
+    return lines
 
 
 def render(index: dict[str, Any]) -> str:
-    """The index as JSON text, one fact or rule a line (reviewable diffs, quick to read)."""
-
-    def dump(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-    lines = ['{"facts": {']
-    lines += [f" {dump(name)}: {dump(entry)}," for name, entry in index["facts"].items()]
-    lines[-1] = lines[-1].rstrip(",")
-    lines.append('}, "rules": {')
-    lines += [f" {dump(rule_id)}: {dump(entry)}," for rule_id, entry in index["rules"].items()]
-    lines[-1] = lines[-1].rstrip(",")
-    lines.append(f'}}, "order": {dump(index["order"])}}}')
+    """The graph index as JSON text, one fact or rule a line."""
+    lines = ['{"facts":{', *_table(index["facts"]), '},"rules":{', *_table(index["rules"]),
+             f'}},"order":{_dump(index["order"])}}}']
     return "\n".join(lines) + "\n"
+
+
+def render_catalog(catalog: dict[str, list]) -> str:
+    """The catalogue as JSON text, one rule a line."""
+    return "\n".join(["{", *_table(catalog), "}"]) + "\n"
 
 
 @lru_cache(maxsize=1)
 def load_index() -> dict[str, Any]:
-    """The committed index (read once; do not modify it)."""
+    """The committed graph index (read once; do not modify it)."""
     with open(INDEX, "rb") as handle:
+        return json.loads(handle.read())
+
+
+@lru_cache(maxsize=1)
+def load_catalog() -> dict[str, list]:
+    """The committed catalogue: rule id -> [name, severity, groups, title en, title zh, fix]."""
+    with open(CATALOG, "rb") as handle:
         return json.loads(handle.read())
 
 
 def rule_groups(rule_id: str) -> tuple[str, ...]:
     """The groups of a rule, as its metadata lists them (imports no rule module)."""
-    return tuple(load_index()["rules"][rule_id]["groups"])
+    return tuple(load_catalog()[rule_id][2])
 
 
 def _read(path: str) -> str:
@@ -82,17 +104,25 @@ def _read(path: str) -> str:
         return handle.read()
 
 
+def rendered() -> dict[str, str]:
+    """What the two files should hold: path -> text."""
+    index, catalog = build_index()
+    return {INDEX: render(index), CATALOG: render_catalog(catalog)}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Write ``rules/index.json`` (``--check``: exit 1 when it is stale instead)."""
+    """Write ``rules/index.json`` and ``rules/catalog.json`` (``--check``: exit 1 when one is stale instead)."""
     argv = sys.argv[1:] if argv is None else argv
-    text = render(build_index())
+    wanted = rendered()
     if "--check" in argv:
-        stale = not os.path.exists(INDEX) or _read(INDEX) != text
-        print(f"{INDEX}: {'stale (python -m qlint.rules.index)' if stale else 'up to date'}")
+        stale = [path for path, text in wanted.items() if not os.path.exists(path) or _read(path) != text]
+        for path in wanted:
+            print(f"{path}: {'stale (python -m qlint.rules.index)' if path in stale else 'up to date'}")
         return 1 if stale else 0
-    with open(INDEX, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    print(f"wrote {INDEX}: {len(json.loads(text)['rules'])} rules")
+    for path, text in wanted.items():
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        print(f"wrote {path}")
     return 0
 
 

@@ -29,7 +29,7 @@ from qlint.linter.deployment import lint_deployment
 from qlint.rules import registry  # noqa: F401  (every fact and rule, for the eager graph)
 from qlint.rules.base import Example, RuleMeta
 from qlint.rules.graph import FACTS, RULES, RuleGraph, Settings, parse_trigger
-from qlint.rules.index import INDEX, build_index, load_index, render
+from qlint.rules.index import load_index, rendered
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "tests" / "fixtures").rglob("*.sh"))
@@ -38,8 +38,8 @@ LAZY = RuleGraph.from_index(load_index(), audit=True)
 
 
 def test_the_committed_index_is_up_to_date():
-    assert Path(INDEX).read_text(encoding="utf-8") == render(build_index()), \
-        "rules/index.json is stale: python -m qlint.rules.index"
+    for path, text in rendered().items():
+        assert Path(path).read_text(encoding="utf-8") == text, f"{path} is stale: python -m qlint.rules.index"
 
 
 def test_the_index_order_is_the_graph_s():
@@ -155,3 +155,18 @@ def test_a_fresh_run_imports_only_the_modules_it_needs():
     assert "qlint.rules.platform_310p" not in loaded and "qlint.rules.ray_cluster" not in loaded
     assert "qlint.rules.speculative" in loaded  # it sets --speculative-config
     assert "qlint.rules.platform_310p" in eager.stdout
+
+
+def test_indexing_refuses_a_rule_whose_citation_is_not_pinned(monkeypatch):
+    """RuleMeta leaves the pinning check to the index build (and tests/test_citations.py): it is slow."""
+    from qlint.knowledge.text import Text
+    from qlint.rules.graph import RuleDef
+
+    meta = RuleMeta(id="QL998", name="unpinned", severity="info", title=Text(en="x", zh="x"), why=Text(en="x", zh="x"),
+                    groups=("flags",), sources=("https://github.com/vllm-project/vllm-ascend/blob/main/README.md",))
+    monkeypatch.setitem(RULES, "QL998", RuleDef(meta, lambda scope: []))
+    with pytest.raises(ValueError, match="QL998: citation .* is not pinned"):
+        rendered()
+    with pytest.raises(ValueError, match="at least one citation"):
+        RuleMeta(id="QL998", name="x", severity="info", title=Text(en="x", zh="x"), why=Text(en="x", zh="x"),
+                 groups=("flags",), sources="https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/README.md")
