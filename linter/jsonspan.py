@@ -90,7 +90,10 @@ def layout(text: str) -> Layout:
         _, end = _DECODER.raw_decode(text, index)
         return end
 
-    value(0, "")
+    try:
+        value(0, "")
+    finally:
+        value = None  # type: ignore[assignment]  # the function and its own cell: a cycle only the collector frees
     items, keys = seen[","], seen[":"]
     found.item_separator = next(iter(items)) if len(items) == 1 else None
     found.key_separator = next(iter(keys)) if len(keys) == 1 else None

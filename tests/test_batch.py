@@ -215,3 +215,24 @@ def test_settled_files_keep_no_findings_until_the_report(serial, monkeypatch):
     grouped.clear()
     _run(["--format", "json", *MIXED])  # a document made at the end: the findings are kept
     assert any(entry[5] and batch.Counted not in entry[5] for entry in grouped if entry[0])
+
+
+def test_linting_leaves_no_cycles_for_the_collector():
+    """Reading and linting a script leaves no garbage that only the cyclic collector frees (the reader lets go
+    of its words, variables and commands once the script is read: shell._Walker.release): a batch's files are
+    freed by refcounting as they go."""
+    import gc
+
+    from qlint.knowledge.base import load
+
+    kb = load()
+    for path in MIXED:  # what is built once per release or per process
+        lint_module.lint_bytes(path, Path(path).read_bytes(), kb=kb)
+    gc.collect()
+    gc.disable()
+    try:
+        for path in MIXED:
+            lint_module.lint_bytes(path, Path(path).read_bytes(), kb=kb)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
