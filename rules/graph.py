@@ -23,8 +23,6 @@ from functools import lru_cache
 
 import os
 from functools import cached_property
-from importlib import import_module
-from graphlib import CycleError, TopologicalSorter
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.record import record
@@ -392,7 +390,9 @@ class RuleGraph:
                definitions: dict[str, RuleDef], *, lazy: bool, audit: bool) -> None:
         self._fact_specs = facts
         self._specs = rules
-        if order is None:
+        if order is None:  # the rule index gives the order of the default graph
+            from graphlib import CycleError, TopologicalSorter
+
             try:
                 order = list(TopologicalSorter(self._predecessors).static_order())
             except CycleError as error:
@@ -688,7 +688,7 @@ def _import(module: str) -> None:
     if paused:
         gc.disable()
     try:
-        import_module(f"qlint.rules.{module}")
+        __import__(f"qlint.rules.{module}")  # importlib.import_module without importing importlib
     finally:
         if paused:
             gc.enable()

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "qwen36_27b_a2.sh"
 
 NEVER = ("typing", "packaging", "tomllib", "urllib", "pathlib", "click", "pydantic", "networkx", "shlex",
-         "signal", "importlib.util", "ipaddress", "fnmatch", "dataclasses", "inspect")
+         "signal", "importlib", "ipaddress", "fnmatch", "graphlib", "dataclasses", "inspect")
 """Not loaded by a run over plain files (nor any of their submodules)."""
 NOT_FOR_SHELL = ("bisect", "math", "yaml", "markdown_it")
 """Not loaded for a shell script either (PyYAML itself imports math, for YAML)."""
