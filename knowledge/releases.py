@@ -234,8 +234,19 @@ def known_releases() -> list[str]:
     return [item["release"] for item in release_index()["releases"]]
 
 
+@lru_cache(maxsize=1)
+def _release_files() -> frozenset[str]:
+    """The names in ``ascend/``: a release has data there exactly when the index lists it (a test says so)."""
+    try:
+        return frozenset(os.listdir(os.path.join(_DATA_DIR, "ascend")))
+    except OSError:
+        return frozenset()
+
+
 def nearest_release(tag: str) -> str | None:
     """The release whose data checks ``tag``: itself, else the newest known one not above it."""
+    if isinstance(tag, str) and f"{tag}.json" in _release_files():
+        return tag  # a known release, told without reading the index
     releases = known_releases()
     if tag in releases:
         return tag
@@ -252,15 +263,46 @@ def nearest_release(tag: str) -> str | None:
     return min(releases, key=parse_version) if releases else None
 
 
+_KEY_DEFAULTS: dict[str, Any] = {"key": None, "type": "any", "source": None, "choices": (), "enum": (),
+                                 "enum_by_name": False, "default": None, "range": None, "range_sources": (),
+                                 "keys": (), "closed": None, "closed_source": None}
+_OPTION_DEFAULTS: dict[str, Any] = {"name": None, "kind": None, "source": None, "aliases": (), "choices": (),
+                                    "choices_open": False, "enum": (), "default": None, "negatable": False,
+                                    "parser": None, "range": None, "range_sources": (), "field": None,
+                                    "field_source": None, "sub_config": None, "deprecated": False,
+                                    "optional_value": False}
+
+
+def _fields(record: dict, defaults: dict[str, Any]) -> dict[str, Any]:
+    """A data record's values of the fields ``defaults`` names, in that order, defaults filled in; the
+    values the data writes as lists are tuples, and ``range`` keeps only the bounds that are set."""
+    values = {**defaults, **record}
+    if len(values) != len(defaults):  # keys the class has no field for (nargs, class, ...)
+        for key in values.keys() - defaults.keys():
+            del values[key]
+    for key in ("choices", "enum", "range_sources"):
+        values[key] = tuple(values[key])
+    bounds = values["range"]
+    values["range"] = {k: v for k, v in bounds.items() if v is not None} if bounds else {}
+    return values
+
+
 def _key(record: dict) -> Key:
-    return Key(
-        key=record["key"], type=record.get("type", "any"), source=record["source"],
-        choices=tuple(record.get("choices", ())), enum=tuple(record.get("enum", ())),
-        enum_by_name=record.get("enum_by_name", False), default=record.get("default"), range={k: v for k, v in (record.get("range") or {}).items() if v is not None},
-        range_sources=tuple(record.get("range_sources", ())),
-        keys={item["key"]: _key(item) for item in record.get("keys", ())},
-        closed=record.get("closed"), closed_source=record.get("closed_source"),
-    )
+    record["key"], record["source"]  # required (KeyError otherwise, as the keyword arguments were)
+    values = _fields(record, _KEY_DEFAULTS)
+    values["keys"] = {item["key"]: _key(item) for item in values["keys"]}
+    key = object.__new__(Key)  # what Key(**values) sets, without its keyword call (a few hundred a release)
+    key.__dict__.update(values)
+    return key
+
+
+def _option(record: dict) -> Option:
+    record["name"], record["kind"], record["source"]
+    values = _fields(record, _OPTION_DEFAULTS)
+    values["aliases"] = tuple(values["aliases"])
+    option = object.__new__(Option)  # as in _key
+    option.__dict__.update(values)
+    return option
 
 
 def _validate(name: str, data: Any, model_name: str) -> None:
@@ -280,16 +322,7 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
     options: dict[str, Option] = {}
     spellings: dict[str, str] = {}
     for record in vllm["options"]:
-        option = Option(
-            name=record["name"], kind=record["kind"], source=record["source"],
-            aliases=tuple(record.get("aliases", ())), choices=tuple(record.get("choices", ())),
-            choices_open=record.get("choices_open", False), enum=tuple(record.get("enum", ())),
-            default=record.get("default"), negatable=record.get("negatable", False), parser=record.get("parser"),
-            range={k: v for k, v in (record.get("range") or {}).items() if v is not None},
-            range_sources=tuple(record.get("range_sources", ())), field=record.get("field"),
-            field_source=record.get("field_source"), sub_config=record.get("sub_config"),
-            deprecated=record.get("deprecated", False), optional_value=record.get("optional_value", False),
-        )
+        option = _option(record)
         options[option.name] = option
     for change in ascend.get("cli_changes", ()):
         changed = options.get(change["option"])

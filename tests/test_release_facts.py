@@ -352,3 +352,20 @@ def test_hand_kept_env_table_agrees_with_the_extracted_env_reads():
                 parse_version(tag) >= parse_version(removed) for tag in releases if defined(tag)):
             problems.append(f"{name}: removed_in {removed}, still read at {present[-1]}")
     assert not problems, problems
+
+
+def test_a_release_has_a_data_file_exactly_when_the_index_lists_it():
+    """nearest_release tells a known release by its file in ascend/ (without reading the index): the two agree."""
+    import os
+
+    from qlint.knowledge import releases
+
+    files = sorted(name.removesuffix(".json") for name in os.listdir(os.path.join(releases._DATA_DIR, "ascend")))
+    assert files == sorted(known_releases())
+    release_index.cache_clear()
+    try:
+        assert releases.nearest_release("v0.23.0") == "v0.23.0" and release_index.cache_info().misses == 0
+        assert releases.nearest_release("v0.23.0-a3") == "v0.23.0" and release_index.cache_info().misses == 1
+        assert releases.nearest_release("V0.23.0") == "v0.23.0"  # the file's spelling, on any file system
+    finally:
+        release_index.cache_clear()
