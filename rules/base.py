@@ -64,7 +64,7 @@ class RuleMeta:
     rules`` and the docs use them. ``fix`` says whether
     the rule offers a fix and how safe it is (``safe``: keeps meaning apart from
     the fault; ``unsafe``: changes behaviour beyond the finding, e.g. TP/DP).
-    A plain record (validated in ``__post_init__``) so that importing the
+    A plain record (validated in ``__init__``) so that importing the
     rules does not import pydantic. Raises ValueError on a bad id, name,
     severity, scope, group or fix kind, or when ``sources`` is not a non-empty list of strings.
     That each citation is a pinned public URL (``knowledge.text.check_sources``) is checked where a
@@ -88,31 +88,48 @@ class RuleMeta:
     behaviours: tuple[str, ...] = ()  # release behaviours (behaviours.toml) the rule asks
     applies: str | None = None  # the behaviour whose releases are the releases the rule applies to
 
-    def __post_init__(self) -> None:
-        if not _RULE_ID.match(self.id):
-            raise ValueError(f"rule id {self.id!r} must look like QL123")
-        if not _RULE_NAME.match(self.name):
-            raise ValueError(f"rule name {self.name!r} must be kebab-case")
-        if self.severity not in SEVERITY_RANK:
-            raise ValueError(f"{self.id}: severity {self.severity!r} is not error, warning or info")
-        if self.scope not in ("serve", "script", "deployment"):
-            raise ValueError(f"{self.id}: scope {self.scope!r} is not serve, script or deployment")
-        if self.fix not in ("safe", "unsafe", "none"):
-            raise ValueError(f"{self.id}: fix {self.fix!r} is not safe, unsafe or none")
-        if not isinstance(self.title, Text) or not isinstance(self.why, Text):
-            raise ValueError(f"{self.id}: title and why must be Text(en=..., zh=...)")
-        sources = () if isinstance(self.sources, str) else tuple(self.sources)
+    def __init__(self, id: str, name: str, severity: Severity, title: Text, why: Text, sources: tuple[str, ...],
+                 scope: Literal["serve", "script", "deployment"] = "serve", requires: tuple[str, ...] = (),
+                 optional: tuple[str, ...] = (), faq: str | None = None, fix: Literal["safe", "unsafe", "none"] = "none",
+                 examples: tuple[Example, ...] = (), groups: tuple[str, ...] = (), behaviours: tuple[str, ...] = (),
+                 applies: str | None = None) -> None:
+        # written out (not record's generic __init__ and a __post_init__): every rule module builds these at import
+        if not _RULE_ID.match(id):
+            raise ValueError(f"rule id {id!r} must look like QL123")
+        if not _RULE_NAME.match(name):
+            raise ValueError(f"rule name {name!r} must be kebab-case")
+        if severity not in SEVERITY_RANK:
+            raise ValueError(f"{id}: severity {severity!r} is not error, warning or info")
+        if scope not in ("serve", "script", "deployment"):
+            raise ValueError(f"{id}: scope {scope!r} is not serve, script or deployment")
+        if fix not in ("safe", "unsafe", "none"):
+            raise ValueError(f"{id}: fix {fix!r} is not safe, unsafe or none")
+        if not isinstance(title, Text) or not isinstance(why, Text):
+            raise ValueError(f"{id}: title and why must be Text(en=..., zh=...)")
+        sources = () if isinstance(sources, str) else tuple(sources)
         if not sources or not all(isinstance(source, str) for source in sources):
-            raise ValueError(f"{self.id}: sources must be at least one citation (a pinned https URL)")
-        object.__setattr__(self, "groups", tuple(self.groups))
-        check_groups(self.id, self.groups)
-        object.__setattr__(self, "sources", sources)
-        object.__setattr__(self, "requires", tuple(self.requires))
-        object.__setattr__(self, "optional", tuple(self.optional))
-        object.__setattr__(self, "examples", tuple(self.examples))
-        object.__setattr__(self, "behaviours", tuple(self.behaviours))
-        if self.applies is not None and self.applies not in self.behaviours:
-            raise ValueError(f"{self.id}: applies={self.applies!r} must be one of its behaviours")
+            raise ValueError(f"{id}: sources must be at least one citation (a pinned https URL)")
+        groups = tuple(groups)
+        check_groups(id, groups)
+        behaviours = tuple(behaviours)
+        if applies is not None and applies not in behaviours:
+            raise ValueError(f"{id}: applies={applies!r} must be one of its behaviours")
+        set_field = object.__setattr__  # frozen
+        set_field(self, "id", id)
+        set_field(self, "name", name)
+        set_field(self, "severity", severity)
+        set_field(self, "title", title)
+        set_field(self, "why", why)
+        set_field(self, "sources", sources)
+        set_field(self, "scope", scope)
+        set_field(self, "requires", tuple(requires))
+        set_field(self, "optional", tuple(optional))
+        set_field(self, "faq", faq)
+        set_field(self, "fix", fix)
+        set_field(self, "examples", tuple(examples))
+        set_field(self, "groups", groups)
+        set_field(self, "behaviours", behaviours)
+        set_field(self, "applies", applies)
 
 
 @record(slots=True)

@@ -107,7 +107,7 @@ TOOL_NAME_ZH = {"curl": "curl 请求体中指定的模型", "lm_eval": "lm_eval 
                 "vllm-bench": "vllm bench serve 请求的模型"}
 
 
-@check(NAME_MISMATCH)
+@check(NAME_MISMATCH, when=("command:client",))
 def name_mismatch(scope: Scope):
     served = scope.get("served_names")
     if not served:

@@ -41,7 +41,8 @@ LB_MODES = RuleMeta(
 )
 
 
-@check(LB_MODES)
+@check(LB_MODES, when=("option:--data-parallel-hybrid-lb | option:--data-parallel-external-lb | option:--data-parallel-rank"
+                       " | option:--data-parallel-multi-port-external-lb | option:--data-parallel-start-rank",))
 def lb_modes(scope: Scope):
     """More than one of external / hybrid / multi-port DP load balancing."""
     serve = scope.serve

@@ -73,7 +73,8 @@ def _flashcomm1_switch(scope: Scope) -> tuple[str, Span] | None:
     return None
 
 
-@check(FLASHCOMM1, relations=(("requires", "flashcomm1", "tp"), ("divides", "tp", "capture_sizes")))
+@check(FLASHCOMM1, relations=(("requires", "flashcomm1", "tp"), ("divides", "tp", "capture_sizes")),
+       when=("additional_config | env:VLLM_ASCEND_ENABLE_FLASHCOMM1",))
 def flashcomm1(scope: Scope):
     """FlashComm1 with TP=1, on MoE without EP, or with capture sizes that are not multiples of TP."""
     version = scope.get("version")

@@ -60,7 +60,7 @@ FLASHCOMM1_SWITCH = RuleMeta(
 )
 
 
-@check(FLASHCOMM1_SWITCH)
+@check(FLASHCOMM1_SWITCH, when=("additional_config | env:VLLM_ASCEND_ENABLE_FLASHCOMM1",))
 def flashcomm1_switch(scope: Scope):
     """enable_flashcomm1 before v0.20.2rc1, the new env name before v0.11.0rc1, key vs env disagreement."""
     if kit.holds(scope, "flashcomm1_removed"):

@@ -154,7 +154,7 @@ def _polls(command: Command) -> bool:
         (value.text or "").partition("=")[0] in _CURL_POLLS for value in command.argv)
 
 
-@check(NOT_READY)
+@check(NOT_READY, when=("command:client",))
 def client_before_ready(scope: Scope):
     plan = scope.plan
     if plan.kind != "shell":
