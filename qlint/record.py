@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 from reprlib import recursive_repr
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for type checkers only: the check path does not import it
     from typing import Any, Callable, TypeVar, dataclass_transform, overload
