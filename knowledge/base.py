@@ -651,6 +651,7 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     knowledge.write_bytes(compiled.dumps(digest, fields, Record, stamps, __version__) + b"\n")
     validated = folder / releases.SHIPPED_VALIDATED
     validated.write_bytes(releases.validated_releases())
+    releases.write_layouts(str(folder))  # knowledge/data/layout/ (tests/test_release_facts.py checks them)
     return [knowledge, validated]
 
 

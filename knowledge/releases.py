@@ -189,6 +189,13 @@ class ReleaseFacts:
     def option(self, name: str) -> Option | None:
         return self.options.get(name)
 
+    def validations_of(self, cls: str) -> list[dict]:
+        """The startup validations of config class ``cls`` (vLLM's, then vllm-ascend's)."""
+        of_class = getattr(self.validations, "of_class", None)  # a _Records reads only those
+        if of_class is not None:
+            return of_class(cls)
+        return [record for record in self.validations if record.get("class") == cls]
+
     def dotted_ok(self, spelled: str) -> bool:
         """Whether ``spelled.key`` (``--x.key`` / ``-cc.key``) is read as a JSON sub-key in this release."""
         if spelled.startswith("--"):
@@ -200,17 +207,24 @@ class ReleaseFacts:
         return f"https://github.com/vllm-project/vllm/blob/v{self.vllm}/{path}{anchor}"
 
 
-def _read_json(relative: str) -> tuple[bytes, Any]:
-    path = os.path.join(_DATA_DIR, relative)
+def _read_bytes(relative: str) -> bytes:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        with open(os.path.join(_DATA_DIR, relative), "rb") as handle:
+            return handle.read()
     except OSError as error:
         raise KnowledgeError(f"{relative}: missing knowledge file") from error
+
+
+def _decode(relative: str, data: bytes) -> Any:
     try:
-        return data, json.loads(data)
+        return json.loads(data)
     except ValueError as error:
         raise KnowledgeError(f"{relative}: {error}") from error
+
+
+def _read_json(relative: str) -> tuple[bytes, Any]:
+    data = _read_bytes(relative)
+    return data, _decode(relative, data)
 
 
 @lru_cache(maxsize=1)
@@ -355,6 +369,299 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
     )
 
 
+# -- layouts: where each record of a release data file sits, so a run decodes only what it reads --------
+
+LAYOUT_DIR = "layout"
+"""``knowledge/data/layout/<vllm|ascend>-<name>.json``: the layout of each release data file, written by
+``python -m qlint.knowledge.compiled`` with the compiled knowledge (a test checks they are current)."""
+LAYOUT_FORMAT = 1
+_LAID_OUT = {"options": "name", "sub_configs": "option", "validations": "class", "additional_config.keys": "key"}
+"""The lists whose records a layout places one by one, and the field that names each record."""
+
+
+def layout_of(data: bytes) -> dict[str, Any]:
+    """The layout of a release data file: its size and CRC-32 (``stamp``), the byte span of each top-level
+    value (``values``), the name and byte span of each record of the lists ``_LAID_OUT`` names
+    (``records``), and the aliases of the options that have some (``aliases``, for the spellings)."""
+    from binascii import crc32
+    from json.decoder import WHITESPACE, JSONDecoder
+
+    text = data.decode("utf-8")
+    decode = JSONDecoder().raw_decode
+    ascii_only = len(text) == len(data)
+
+    def at(index: int) -> int:  # a character offset as a byte offset
+        return index if ascii_only else len(text[:index].encode("utf-8"))
+
+    def skip(index: int) -> int:
+        return WHITESPACE.match(text, index).end()
+
+    def items(index: int, close: str, keyed: bool):  # (key or None, value, start, end) of an object or array
+        index = skip(index + 1)
+        if text[index] == close:
+            return
+        while True:
+            key = None
+            if keyed:
+                key, index = decode(text, index)
+                index = skip(index)
+                if text[index] != ":":
+                    raise ValueError(f"':' expected at {index}")
+                index = skip(index + 1)
+            value, end = decode(text, index)
+            yield key, value, index, end
+            index = skip(end)
+            if text[index] == ",":
+                index = skip(index + 1)
+                continue
+            if text[index] != close:
+                raise ValueError(f"{close!r} expected at {index}")
+            return
+
+    def records(value_start: int, label: str) -> list[list[Any]]:
+        return [[value.get(label) if isinstance(value, dict) else None, at(start), at(end)]
+                for _, value, start, end in items(value_start, "]", False)]
+
+    start = skip(0)
+    if text[start] != "{":
+        raise ValueError("a release data file is a JSON object")
+    values: dict[str, list[int]] = {}
+    laid_out: dict[str, list[list[Any]]] = {}
+    aliases: dict[str, list[str]] = {}
+    for key, value, begin, end in items(start, "}", True):
+        values[key] = [at(begin), at(end)]
+        if key in _LAID_OUT and isinstance(value, list):
+            laid_out[key] = records(begin, _LAID_OUT[key])
+        if isinstance(value, dict) and f"{key}.keys" in _LAID_OUT and isinstance(value.get("keys"), list):
+            for inner, inner_value, inner_begin, _ in items(begin, "}", True):
+                if inner == "keys":
+                    laid_out[f"{key}.keys"] = records(inner_begin, _LAID_OUT[f"{key}.keys"])
+        if key == "options" and isinstance(value, list):
+            aliases = {item["name"]: item["aliases"] for item in value if isinstance(item, dict) and item.get("aliases")}
+    return {"format": LAYOUT_FORMAT, "stamp": [len(data), crc32(data)], "values": values, "records": laid_out,
+            "aliases": aliases}
+
+
+def _layout_name(relative: str) -> str:
+    """``vllm/0.23.0.json`` -> ``layout/vllm-0.23.0.json``."""
+    return f"{LAYOUT_DIR}/{relative.replace('/', '-')}"
+
+
+def layouts() -> dict[str, bytes]:
+    """The layout file (name under ``knowledge/data``) of every release data file, as written."""
+    out = {}
+    for folder in ("ascend", "vllm"):
+        for name in sorted(os.listdir(os.path.join(_DATA_DIR, folder))):
+            if name.endswith(".json"):
+                relative = f"{folder}/{name}"
+                body = layout_of(_read_json(relative)[0])
+                out[_layout_name(relative)] = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return out
+
+
+def write_layouts(folder: str) -> list[str]:
+    """Write every layout file into ``folder`` (a data folder: ``folder/layout/...``); their paths."""
+    os.makedirs(os.path.join(folder, LAYOUT_DIR), exist_ok=True)
+    written = []
+    for name, body in layouts().items():
+        path = os.path.join(folder, name)
+        with open(path, "wb") as handle:
+            handle.write(body)
+        written.append(path)
+    return written
+
+
+def _layout(relative: str, data: bytes, crc: int) -> dict[str, Any] | None:
+    """The shipped layout of data file ``relative`` when it was made from these very bytes, else None."""
+    try:
+        with open(os.path.join(_DATA_DIR, _layout_name(relative)), "rb") as handle:
+            body = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(body, dict) or body.get("format") != LAYOUT_FORMAT or body.get("stamp") != [len(data), crc]:
+        return None
+    return body
+
+
+class _Table:
+    """A read-only name -> object mapping over records of a data file, each decoded (from its byte span)
+    and built (``build``) when it is first read. ``whole``: the span of the entire list, for a table
+    whose records are not laid out one by one (decoded, named by ``label``, on first use)."""
+
+    __slots__ = ("_data", "_spans", "_build", "_made", "_whole", "_label")
+
+    def __init__(self, data: bytes, spans: dict[str, tuple[int, int]] | None, build,
+                 whole: tuple[int, int] | None = None, label: str = "name") -> None:
+        self._data, self._spans, self._build, self._made = data, spans, build, {}
+        self._whole, self._label = whole, label
+
+    def _names(self) -> dict[str, Any]:
+        spans = self._spans
+        if spans is None:  # the whole list at once
+            start, end = self._whole  # type: ignore[misc]
+            made = self._made
+            for record in json.loads(self._data[start:end]):
+                made[record[self._label]] = self._build(record)
+            spans = self._spans = dict.fromkeys(made, None)  # type: ignore[arg-type]
+        return spans
+
+    def _item(self, name: str) -> Any:
+        made = self._made
+        if name in made:
+            return made[name]
+        start, end = self._names()[name]  # KeyError for a name the table has not
+        built = made[name] = self._build(json.loads(self._data[start:end]))
+        return built
+
+    def add(self, name: str, value: Any) -> None:
+        """A record that is not in the data (``--help``), after the others."""
+        self._names()[name] = None  # type: ignore[assignment]
+        self._made[name] = value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._item(name) if name in self._names() else default
+
+    def __getitem__(self, name: str) -> Any:
+        return self._item(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def keys(self):
+        return self._names().keys()
+
+    def values(self) -> list[Any]:
+        return [self._item(name) for name in self._names()]
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(name, self._item(name)) for name in self._names()]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Table):
+            other = dict(other.items())
+        return isinstance(other, dict) and dict(self.items()) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+class _Records:
+    """A read-only list of the records of several data files (vLLM's validations, then vllm-ascend's), each
+    decoded when first read; ``of_class`` decodes only the records of one config class."""
+
+    __slots__ = ("_parts", "_all", "_by_class")
+
+    def __init__(self, parts: list[tuple[bytes, list[list[Any]]]]) -> None:
+        self._parts, self._all, self._by_class = parts, None, {}
+
+    def _records(self) -> list[dict]:
+        if self._all is None:
+            self._all = [json.loads(data[start:end]) for data, spans in self._parts for _, start, end in spans]
+        return self._all
+
+    def of_class(self, cls: str) -> list[dict]:
+        found = self._by_class.get(cls)
+        if found is None:
+            found = self._by_class[cls] = [json.loads(data[start:end]) for data, spans in self._parts
+                                           for label, start, end in spans if label == cls]
+        return found
+
+    def __iter__(self):
+        return iter(self._records())
+
+    def __len__(self) -> int:
+        return len(self._records())
+
+    def __getitem__(self, index):
+        return self._records()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Records):
+            other = other._records()
+        return isinstance(other, list) and self._records() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._records())
+
+
+def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_layout: dict[str, Any],
+                    vllm_bytes: bytes, vllm_layout: dict[str, Any]) -> ReleaseFacts | None:
+    """What ``_build`` makes of the two files, read through their layouts: the few top-level values every
+    run reads are decoded now, each option, sub-config, additional-config key and validation when read.
+    None when a layout lacks a part (then ``_build`` reads the whole files)."""
+    ascend_values, vllm_values = ascend_layout["values"], vllm_layout["values"]
+    ascend_records, vllm_records = ascend_layout["records"], vllm_layout["records"]
+
+    def value(data: bytes, values: dict[str, list[int]], key: str, default: Any = None) -> Any:
+        span = values.get(key)
+        return json.loads(data[span[0]:span[1]]) if span is not None else default
+
+    needed = (("options" in vllm_records, "sub_configs" in vllm_records, "validations" in vllm_records,
+               "env_vars" in vllm_values, "validations" in ascend_records, "env_vars" in ascend_values,
+               "additional_config.keys" in ascend_records))
+    if not all(needed):
+        return None
+    parser = value(vllm_bytes, vllm_values, "parser")
+    changes: dict[str, list[list[str]]] = {}
+    for change in value(ascend_bytes, ascend_values, "cli_changes", ()):
+        changes.setdefault(change["option"], []).append(change["add_choices"])
+
+    def option(record: dict) -> Option:
+        built = _option(record)
+        for added in changes.get(built.name, ()):
+            if built.choices:
+                built.choices = built.choices + tuple(c for c in added if c not in built.choices)
+        return built
+
+    names = {name: (start, end) for name, start, end in vllm_records["options"]}
+    options = _Table(vllm_bytes, names, option)
+    aliases = vllm_layout["aliases"]
+    if "--help" not in names:  # argparse adds -h/--help to every parser
+        aliases = {**aliases, "--help": ["-h"]}
+        options.add("--help", Option(name="--help", kind="bool", source=parser.get("class_source") or
+                                     options[next(iter(names))].source, aliases=("-h",)))
+    spellings: dict[str, str] = {}
+    for name in options:  # as _build: each name, then its aliases, in the order of the data
+        spellings[name] = name
+        for alias in aliases.get(name, ()):
+            spellings[alias.replace("_", "-") if alias.startswith("--") else alias] = name
+
+    def sub_config(record: dict) -> SubConfig:
+        return SubConfig(option=record["option"], cls=record["class"], closed=record["closed"],
+                         typed=record.get("typed", True), closed_source=record["closed_source"],
+                         source=record["source"], keys={item["key"]: _key(item) for item in record["keys"]})
+
+    def env(record: dict) -> dict:
+        return record
+
+    return ReleaseFacts(
+        requested=requested, release=release, vllm=value(vllm_bytes, vllm_values, "version"),
+        vllm_paired=value(ascend_bytes, ascend_values, "vllm"),
+        vllm_source=value(ascend_bytes, ascend_values, "vllm_source"), options=options, spellings=spellings,  # type: ignore[arg-type]
+        parser=parser,
+        sub_configs=_Table(vllm_bytes, {name: (start, end) for name, start, end in vllm_records["sub_configs"]},  # type: ignore[arg-type]
+                           sub_config),
+        additional_config=_Table(ascend_bytes, {name: (start, end) for name, start, end  # type: ignore[arg-type]
+                                                in ascend_records["additional_config.keys"]}, _key),
+        vllm_env=_Table(vllm_bytes, None, env, whole=tuple(vllm_values["env_vars"])),  # type: ignore[arg-type]
+        ascend_env=_Table(ascend_bytes, None, env, whole=tuple(ascend_values["env_vars"])),  # type: ignore[arg-type]
+        validations=_Records([(vllm_bytes, vllm_records["validations"]),  # type: ignore[arg-type]
+                              (ascend_bytes, ascend_records["validations"])]),
+        unread=tuple(value(vllm_bytes, vllm_values, "unread")) + tuple(value(ascend_bytes, ascend_values, "unread")),
+        long_names=tuple(sorted(name for name in spellings if name.startswith("--"))),
+    )
+
+
 @lru_cache(maxsize=64)
 def facts_for(tag: str) -> ReleaseFacts | None:
     """The facts of vllm-ascend ``tag`` (or of the nearest known release); None when no data exists."""
@@ -377,8 +684,11 @@ def _pair_digest(ascend_bytes: bytes, vllm_bytes: bytes) -> str:
     size and CRC-32 of each file (a check against edits, cheaper than hashing them on every run)."""
     from binascii import crc32
 
-    return (f"{__version__}-{len(ascend_bytes):x}-{crc32(ascend_bytes):08x}"
-            f"-{len(vllm_bytes):x}-{crc32(vllm_bytes):08x}")
+    return _digest(len(ascend_bytes), crc32(ascend_bytes), len(vllm_bytes), crc32(vllm_bytes))
+
+
+def _digest(ascend_size: int, ascend_crc: int, vllm_size: int, vllm_crc: int) -> str:
+    return f"{__version__}-{ascend_size:x}-{ascend_crc:08x}-{vllm_size:x}-{vllm_crc:08x}"
 
 
 @lru_cache(maxsize=1)
@@ -423,16 +733,36 @@ def _release_facts(release: str) -> ReleaseFacts | None:
     only parse the JSON. The marker holds nothing that is read back: no cached object is ever loaded (a
     pickle here once let a planted cache file run code).
     """
+    from binascii import crc32
+
     ascend_name = f"ascend/{release}.json"
-    ascend_bytes, ascend = _read_json(ascend_name)
-    vllm_version = ascend.get("vllm_data")
+    ascend_bytes = _read_bytes(ascend_name)
+    ascend_crc = crc32(ascend_bytes)
+    ascend_layout = _layout(ascend_name, ascend_bytes, ascend_crc)
+    if ascend_layout is not None:  # the file is the one laid out: the one value is read from its span
+        span = ascend_layout["values"].get("vllm_data")
+        vllm_version = json.loads(ascend_bytes[span[0]:span[1]]) if span is not None else None
+        ascend = None
+    else:
+        ascend = _decode(ascend_name, ascend_bytes)
+        vllm_version = ascend.get("vllm_data")
     if not vllm_version:
         return None
     vllm_name = f"vllm/{vllm_version}.json"
-    vllm_bytes, vllm = _read_json(vllm_name)
-    digest = _pair_digest(ascend_bytes, vllm_bytes)
+    vllm_bytes = _read_bytes(vllm_name)
+    vllm_crc = crc32(vllm_bytes)
+    digest = _digest(len(ascend_bytes), ascend_crc, len(vllm_bytes), vllm_crc)
     if digest in _shipped_validated():
-        return _build(release, release, ascend, vllm)
+        vllm_layout = _layout(vllm_name, vllm_bytes, vllm_crc) if ascend_layout is not None else None
+        if ascend_layout is not None and vllm_layout is not None:
+            facts = _build_laid_out(release, release, ascend_bytes, ascend_layout, vllm_bytes, vllm_layout)
+            if facts is not None:
+                return facts
+        return _build(release, release, ascend if ascend is not None else _decode(ascend_name, ascend_bytes),
+                      _decode(vllm_name, vllm_bytes))
+    if ascend is None:
+        ascend = _decode(ascend_name, ascend_bytes)
+    vllm = _decode(vllm_name, vllm_bytes)
     directory = _cache_dir()
     marker = directory / f"release-{digest}.validated" if directory else None
     from qlint.knowledge.compiled import trusted_cache_file

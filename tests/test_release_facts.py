@@ -369,3 +369,76 @@ def test_a_release_has_a_data_file_exactly_when_the_index_lists_it():
         assert releases.nearest_release("V0.23.0") == "v0.23.0"  # the file's spelling, on any file system
     finally:
         release_index.cache_clear()
+
+
+# -- the layouts: a run decodes only the records it reads -----------------------------
+
+def _eager(release):
+    from qlint.knowledge import releases
+
+    _, ascend = releases._read_json(f"ascend/{release}.json")
+    _, vllm = releases._read_json(f"vllm/{ascend['vllm_data']}.json")
+    return releases._build(release, release, ascend, vllm)
+
+
+def test_the_layout_files_are_current():
+    """knowledge/data/layout/ holds the layout of each release data file as it is today; when this fails
+    after a change to knowledge/data, run ``python -m qlint.knowledge.compiled`` and commit."""
+    from qlint.knowledge import releases
+
+    written = releases.layouts()
+    committed = sorted(f"layout/{p.name}" for p in (DATA / "layout").glob("*.json"))
+    assert committed == sorted(written), "run python -m qlint.knowledge.compiled and commit knowledge/data/layout"
+    for name, body in written.items():
+        assert (DATA / name).read_bytes() == body, f"knowledge/data/{name} is stale: run python -m qlint.knowledge.compiled"
+
+
+@pytest.mark.parametrize("release", known_releases())
+def test_facts_read_through_the_layouts_are_those_of_the_whole_files(release):
+    from qlint.knowledge import releases
+
+    lazy, eager = releases._release_facts(release), _eager(release)
+    assert type(lazy.options) is releases._Table  # read through the layouts
+    assert list(lazy.spellings.items()) == list(eager.spellings.items()) and lazy.long_names == eager.long_names
+    for name in ("options", "sub_configs", "additional_config", "vllm_env", "ascend_env"):
+        table, whole = getattr(lazy, name), getattr(eager, name)
+        assert list(table) == list(whole) and dict(table.items()) == whole, name
+        assert table.get("--no-such-thing") is None and "--no-such-thing" not in table
+    assert list(lazy.validations) == eager.validations and len(lazy.validations) == len(eager.validations)
+    for cls in {record.get("class") for record in eager.validations} | {"NoSuchConfig"}:
+        assert lazy.validations_of(cls) == eager.validations_of(cls)
+    assert lazy == eager
+
+
+def test_a_layout_of_other_bytes_is_not_used(monkeypatch):
+    from qlint.knowledge import releases
+
+    data = (DATA / "vllm" / "0.23.0.json").read_bytes()
+    from binascii import crc32
+
+    assert releases._layout("vllm/0.23.0.json", data, crc32(data)) is not None
+    edited = data.replace(b'"--tensor-parallel-size"', b'"--tensor-parallel-sizes"', 1)
+    assert releases._layout("vllm/0.23.0.json", edited, crc32(edited)) is None
+    assert releases._layout("vllm/0.23.0.json", data + b" ", crc32(data + b" ")) is None
+    monkeypatch.setattr(releases, "_layout", lambda *_: None)  # no layout: the whole files are read
+    releases._release_facts.cache_clear()
+    try:
+        whole = releases._release_facts("v0.23.0")
+        assert type(whole.options) is dict and whole == _eager("v0.23.0")
+    finally:
+        releases._release_facts.cache_clear()
+
+
+def test_layout_of_places_every_record():
+    from qlint.knowledge import releases
+
+    data = '{"options": [{"name": "--a", "aliases": ["-a"]}, {"name": "--b\u00e9", "aliases": []}],\n "x": {"keys": []},'\
+           ' "additional_config": {"closed": true, "keys": [ {"key": "k"} ]}, "validations": []}'.encode()
+    layout = releases.layout_of(data)
+    spans = {name: data[start:end] for name, start, end in layout["records"]["options"]}
+    assert json.loads(spans["--a"])["aliases"] == ["-a"] and json.loads(spans["--b\u00e9"])["name"] == "--b\u00e9"
+    assert layout["aliases"] == {"--a": ["-a"]} and layout["records"]["validations"] == []
+    (name, start, end), = layout["records"]["additional_config.keys"]
+    assert name == "k" and json.loads(data[start:end]) == {"key": "k"}
+    start, end = layout["values"]["x"]
+    assert json.loads(data[start:end]) == {"keys": []}

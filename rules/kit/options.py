@@ -207,8 +207,8 @@ def rejected_keys(release: ReleaseFacts, cls: str) -> set[str]:
     """Fields of ``cls`` whose every value is refused by a startup check, e.g. SpeculativeConfig's
     ``if self.tensor_parallel_size is not None: raise ValueError("... is not a valid argument ...")``."""
     found = set()
-    for record in release.validations:
-        if record.get("class") != cls or "not a valid" not in record.get("message", ""):
+    for record in release.validations_of(cls):
+        if "not a valid" not in record.get("message", ""):
             continue
         match = _SET_AT_ALL.match(record.get("condition") or "")
         if match:
