@@ -483,6 +483,26 @@ class KnowledgeBase:
         return [r for r in self.recipes if r.model == model_id and r.hardware == hardware_id]
 
 
+def unique_prefix(names: "list[str] | tuple[str, ...]", prefix: str) -> str | None:
+    """The one name of ``names`` (sorted) that starts with ``prefix``; None for none or several.
+
+    What ``[name for name in names if name.startswith(prefix)]`` tells when it has one element
+    (argparse's unambiguous abbreviation), by a binary search: in sorted order the names starting
+    with ``prefix`` follow one another from the first name not less than ``prefix``."""
+    low, high = 0, len(names)
+    while low < high:
+        middle = (low + high) // 2
+        if names[middle] < prefix:
+            low = middle + 1
+        else:
+            high = middle
+    if low == len(names) or not names[low].startswith(prefix):
+        return None
+    if low + 1 < len(names) and names[low + 1].startswith(prefix):
+        return None
+    return names[low]
+
+
 def _between(version: Version, since: str | None, until: str | None) -> bool:
     if since is not None and version < parse_version(since):
         return False

@@ -19,7 +19,7 @@ import os
 from functools import lru_cache
 
 from qlint import __version__
-from qlint.knowledge.base import KnowledgeError, _cache_dir, parse_version, release_tag
+from qlint.knowledge.base import KnowledgeError, _cache_dir, parse_version, release_tag, unique_prefix
 from qlint.record import field, record, replace
 
 TYPE_CHECKING = False
@@ -166,9 +166,9 @@ class ReleaseFacts:
                 if positive is not None and self.options[positive].negatable:
                     return positive, True, None
             if self.parser.get("allow_abbrev", True) and len(name) > 3:
-                matches = [long for long in self.long_names if long.startswith(name)]
-                if len(matches) == 1:
-                    return self.spellings[matches[0]], False, None
+                match = unique_prefix(self.long_names, name)  # sorted
+                if match is not None:
+                    return self.spellings[match], False, None
             return None, False, None
         if spelled in self.spellings:
             return self.spellings[spelled], False, None

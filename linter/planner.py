@@ -12,7 +12,7 @@ import json
 import os
 import re
 
-from qlint.knowledge.base import KnowledgeBase
+from qlint.knowledge.base import KnowledgeBase, unique_prefix
 from qlint.knowledge.images import parse_image
 from qlint.linter.shell import ParsedScript, SimpleCommand, Word
 from qlint.linter.source import SourceText
@@ -96,9 +96,9 @@ class Planner:
             if positive is not None and positive.negatable:
                 return positive.name, True, True
         if name.startswith("--") and len(name) > 3:
-            matches = [long for long in self.long_names if long.startswith(name)]
-            if len(matches) == 1:  # argparse accepts unambiguous prefixes
-                return matches[0], False, True
+            match = unique_prefix(self.long_names, name)  # sorted
+            if match is not None:  # argparse accepts unambiguous prefixes
+                return match, False, True
         return name, False, False
 
     def read_options(

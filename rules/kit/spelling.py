@@ -6,13 +6,15 @@ The second test, ``quick_ratio``, counts the characters the two strings share as
 is where the time goes: it runs in Python for almost every name (for ``--max-num-seqz123`` against
 the 265 option names of a release: 184 times, and one name passes).
 
-:class:`Names` computes that same count for all names at once from bit masks: every (character,
-occurrence) pair of the names is one bit (``"aab"`` sets the bits of ``("a", 0)``, ``("a", 1)`` and
-``("b", 0)``), so the multiset intersection of a word and a name is the popcount of ``word & name``.
-A name whose count is below the least count that can reach ``cutoff`` cannot pass ``quick_ratio``;
-the names left (usually one or two) go through difflib's own three tests, and the best is chosen as
-difflib chooses it (highest ratio, then the greater name). So the answer is difflib's, exactly
-(``tests/rules/test_spelling.py`` compares them).
+:class:`Names` computes that same count for all names at once, without a loop over the names:
+each (character, occurrence) pair of the word (``"aab"`` is ``("a", 0)``, ``("a", 1)``, ``("b", 0)``)
+has the set of names holding it as one integer, a bit per name, and the names' counters are kept
+bit-sliced (plane ``k`` holds bit ``k`` of every counter), so one pair adds one to every counter
+holding it with a ripple-carry addition of a few integer operations. Each counter starts so that it
+overflows exactly when the name shares the least count that can reach ``cutoff``; a name that does
+not cannot pass ``quick_ratio``. The names left (usually one) go through difflib's own three tests,
+in the names' order, and the best is chosen as difflib chooses it (highest ratio, then the greater
+name). So the answer is difflib's, exactly (``tests/rules/test_spelling.py`` compares them).
 """
 
 from __future__ import annotations
@@ -36,25 +38,25 @@ class Names:
 
     def __init__(self, names: tuple[str, ...]):
         self.names = names
-        self._bit: dict[tuple[str, int], int] = {}
-        self._masks = [self._mask(name, grow=True) for name in names]
         self._lengths = [len(name) for name in names]
-
-    def _mask(self, text: str, grow: bool = False) -> int:
-        mask = 0
-        for pair in _pairs(text):
-            bit = self._bit.get(pair)
-            if bit is None:
-                if not grow:
-                    continue  # no name holds this pair: it can match nothing
-                bit = self._bit[pair] = 1 << len(self._bit)
-            mask |= bit
-        return mask
+        # character -> per occurrence number k, the names holding it at least k + 1 times (a bit each)
+        holders: dict[str, list[int]] = {}
+        for index, name in enumerate(names):
+            bit = 1 << index
+            for char, occurrence in _pairs(name):
+                held = holders.setdefault(char, [])
+                if occurrence == len(held):
+                    held.append(0)
+                held[occurrence] |= bit
+        self._holders = holders
 
     @lru_cache(maxsize=64)
-    def _needed(self, length: int, cutoff: float) -> tuple[int, ...]:
-        """For a word of ``length``: per name, the least shared-character count whose
-        ``quick_ratio`` (``2.0 * count / total``, as difflib computes it) reaches ``cutoff``."""
+    def _start(self, length: int, cutoff: float) -> tuple[tuple[int, ...], int]:
+        """For a word of ``length``: per name, the least shared-character count whose ``quick_ratio``
+        (``2.0 * count / total``, as difflib computes it) reaches ``cutoff``, as the starting state of
+        the counters of :meth:`close_matches`: name ``i`` starts at ``2**width - needed[i]`` (bit ``i``
+        of plane ``k`` is bit ``k`` of its count), so its count runs over ``width`` bits exactly when
+        enough characters are shared; and the names that need none (they have passed already)."""
         needed = []
         for other in self._lengths:
             total = length + other
@@ -62,7 +64,18 @@ class Names:
             while count <= min(length, other) and 2.0 * count / total < cutoff:
                 count += 1
             needed.append(count)  # min(length, other) + 1: no count is enough
-        return tuple(needed)
+        width = max(needed, default=0).bit_length()
+        planes = [0] * width
+        passed = 0
+        for index, need in enumerate(needed):
+            if need == 0:
+                passed |= 1 << index
+                continue
+            start = (1 << width) - need
+            for plane in range(width):
+                if start >> plane & 1:
+                    planes[plane] |= 1 << index
+        return tuple(planes), passed
 
     def close_matches(self, word: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
         """What ``difflib.get_close_matches(word, self.names, n, cutoff)`` returns."""
@@ -72,11 +85,52 @@ class Names:
             raise ValueError(f"cutoff must be in [0.0, 1.0]: {cutoff!r}")
         if not word:  # 2 * 0 / len(name) is 0: only a cutoff of 0 lets names through
             return _difflib_best(word, list(self.names), n, cutoff)
-        mask = self._mask(word)
-        needed = self._needed(len(word), cutoff)
-        left = [name for name, name_mask, need in zip(self.names, self._masks, needed)
-                if (mask & name_mask).bit_count() >= need]
-        return _difflib_best(word, left, n, cutoff)
+        # One counter per name, all counted at once: bit i of planes[k] is bit k of name i's counter.
+        # Each (character, occurrence) of the word adds one to the counters of the names holding it
+        # (a ripple-carry addition of that set of names); a carry out of the last plane is a name
+        # that shares enough characters to pass quick_ratio.
+        start, passed = self._start(len(word), cutoff)
+        width = len(start)
+        planes = list(start)
+        holders = self._holders
+        for char in set(word):
+            held = holders.get(char)
+            if held is None:
+                continue  # no name holds this character: it can match nothing
+            for carry in held[:word.count(char)]:
+                plane = 0
+                while carry:
+                    if plane == width:
+                        passed |= carry
+                        break
+                    bits = planes[plane]
+                    planes[plane] = bits ^ carry
+                    carry &= bits
+                    plane += 1
+        left = []
+        names = self.names
+        while passed:  # in the names' order
+            lowest = passed & -passed
+            left.append(names[lowest.bit_length() - 1])
+            passed ^= lowest
+        return _best(word, left, n, cutoff)
+
+
+def _best(word: str, names: list[str], n: int, cutoff: float) -> list[str]:
+    """difflib.get_close_matches's loop over ``names`` that pass ``quick_ratio``: for them
+    ``real_quick_ratio`` (``2 * min(len) / total``, at least ``quick_ratio``'s ``2 * shared / total``)
+    passes too, so only ``ratio`` is left to ask."""
+    import heapq
+    from difflib import SequenceMatcher  # imported when a spelling is wrong
+
+    matcher = SequenceMatcher(None, "", word)
+    scored = []
+    for name in names:
+        matcher.set_seq1(name)
+        ratio = matcher.ratio()
+        if ratio >= cutoff:
+            scored.append((ratio, name))
+    return [name for _, name in heapq.nlargest(n, scored)]
 
 
 def _difflib_best(word: str, names: list[str], n: int, cutoff: float) -> list[str]:

@@ -70,3 +70,59 @@ def test_bad_arguments_are_refused_like_difflib():
         close_matches("--port", OPTION_NAMES, 0)
     with pytest.raises(ValueError):
         close_matches("--port", OPTION_NAMES, 1, 1.5)
+
+
+@given(first=misspellings, second=misspellings, digits=st.integers(0, 10**6), n=st.integers(1, 8),
+       cutoff=st.sampled_from([0.1, 0.3, 0.5, 0.75]) | st.floats(0.0, 1.0))
+@settings(max_examples=200)
+def test_same_answer_for_long_words_and_many_candidates(first, second, digits, n, cutoff):
+    """Long words (counters several bits wide, many names left at a low cutoff) and a misspelling
+    with digits appended, as a generated script writes them."""
+    for word in (first + second, first + str(digits), (first * 9)[:220]):
+        for names in (OPTION_NAMES, RELEASE_NAMES):
+            assert close_matches(word, names, n, cutoff) == difflib.get_close_matches(word, names, n, cutoff)
+
+
+@given(names=st.lists(st.text("aab-", max_size=70), max_size=70), word=st.text("ab-c", max_size=70),
+       cutoff=cutoffs)
+@settings(max_examples=200)
+def test_same_answer_with_empty_and_repeated_names(names, word, cutoff):
+    """More names than a machine word has bits, empty names, duplicates, a word of repeated characters."""
+    assert Names(tuple(names)).close_matches(word, 3, cutoff) == difflib.get_close_matches(word, names, 3, cutoff)
+
+
+def _prefix_scan(names, prefix):
+    matches = [name for name in names if name.startswith(prefix)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def test_abbreviation_tables_are_sorted():
+    """unique_prefix searches them by bisection: the planner's and every release's long names are sorted."""
+    from qlint.knowledge.releases import known_releases
+
+    assert list(load().flag_names) == sorted(load().flag_names)
+    for tag in known_releases():
+        facts = facts_for(tag)
+        assert facts is not None and list(facts.long_names) == sorted(facts.long_names)
+
+
+@given(word=misspellings | st.text("-abcdefgmnprstxz", max_size=12), cut=st.integers(0, 40))
+@example(word="--max-num", cut=40)
+@example(word="--port", cut=40)
+@example(word="", cut=0)
+@settings(max_examples=300)
+def test_unique_prefix_is_the_scan(word, cut):
+    """The bisection tells what a scan of every name tells: the one name starting with the prefix."""
+    from qlint.knowledge.base import unique_prefix
+
+    prefix = word[:cut]
+    for names in (OPTION_NAMES, RELEASE_NAMES):
+        assert unique_prefix(names, prefix) == _prefix_scan(names, prefix)
+
+
+@given(names=st.lists(st.text("ab", max_size=4), max_size=12), prefix=st.text("ab", max_size=4))
+def test_unique_prefix_on_small_alphabets(names, prefix):
+    from qlint.knowledge.base import unique_prefix
+
+    names = sorted(names)
+    assert unique_prefix(names, prefix) == _prefix_scan(names, prefix)
