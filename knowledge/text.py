@@ -76,25 +76,51 @@ def pin_problem(url: str) -> str | None:
     return "not a pinned GitHub, docs.vllm.ai or POSIX address"
 
 
+def _citation(citation: str) -> tuple[str, str | None] | None:
+    """``(url, note or None)`` as the CITATION pattern reads a citation (None: no match), with string
+    operations: the URL runs to the first whitespace or parenthesis (``[^\\s()]+``: ``str.split``'s
+    whitespace is ``\\s``'s), then nothing, or `` (note)`` to the end (``$``: or before a final newline)."""
+    if not citation.startswith("https://"):
+        return None
+    url = citation.split(None, 1)[0]
+    for paren in "()":
+        url = url.partition(paren)[0]
+    if len(url) == 8:
+        return None
+    rest = citation[len(url):]
+    if rest in ("", "\n"):
+        return url, None
+    if not rest.startswith(" ("):
+        return None
+    note = rest[2:-2] if rest.endswith(")\n") else rest[2:-1] if rest.endswith(")") else ""
+    return (url, note) if note and "\n" not in note else None
+
+
 def citation_url(citation: str) -> str:
     """The URL of a citation (its note dropped)."""
-    match = _compiled("CITATION").match(citation)
-    return match.group("url") if match else citation
+    parts = _citation(citation)
+    return parts[0] if parts else citation
 
 
 def citation_note(citation: str) -> str:
     """The reviewer's note of a citation, or ``""``."""
-    match = _compiled("CITATION").match(citation)
-    return (match.group("note") or "") if match else ""
+    parts = _citation(citation)
+    return (parts[1] or "") if parts else ""
 
 
 MAIN_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
 """The vllm-ascend main commit qlint's knowledge was read at (``main`` is cited at this commit)."""
 
 def pinned_ref(url: str) -> tuple[str, str] | None:
-    """``("vllm-ascend" | "vllm", ref)`` of a GitHub source link of either project, else None."""
-    match = _compiled("_PINNED_AT").match(url)
-    return (match.group(1), match.group(2)) if match else None
+    """``("vllm-ascend" | "vllm", ref)`` of a GitHub source link of either project, else None (what the
+    ``_PINNED_AT`` pattern matches, told with string operations)."""
+    if not url.startswith("https://github.com/vllm-project/"):
+        return None
+    project, _, rest = url[32:].partition("/")
+    if project not in ("vllm-ascend", "vllm") or rest[:5] not in ("blob/", "tree/"):
+        return None
+    ref, slash, _ = rest[5:].partition("/")
+    return (project, ref) if ref and slash else None
 
 
 def at_release(sources, release: str | None = None, vllm: str | None = None, first=()) -> list[str]:

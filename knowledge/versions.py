@@ -9,15 +9,31 @@ would give them; any other text goes to ``packaging.version``, the authority on 
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import packaging.version
 
 _PLAIN = r"v?([0-9]+(?:\.[0-9]+)*)(?:rc([0-9]+)|\.post([0-9]+))?"
-"""A plain release (matched whole): release numbers, then one ``rcN`` or one ``.postN`` (compiled on
-first use, by re's cache)."""
+"""A plain release (matched whole): release numbers, then one ``rcN`` or one ``.postN``. Read by
+:func:`plain` with string operations (a test checks they agree): no pattern is compiled at start-up."""
+
+
+def _digits(text: str) -> bool:
+    return text.isdigit() and text.isascii()  # [0-9]+
+
+
+def plain(text: str) -> tuple[str, str | None, str | None] | None:
+    """The groups of ``re.fullmatch(_PLAIN, text)`` (release numbers, rc number, post number), or None."""
+    body = text[1:] if text.startswith("v") else text
+    release, marker, rc = body.partition("rc")  # the release numbers hold no "rc", nor ".post"
+    if marker:
+        found: tuple[str, str | None, str | None] = (release, rc, None)
+    else:
+        release, marker, post = body.partition(".post")
+        found = (release, None, post if marker else None)
+    if marker and not _digits(rc if found[1] is not None else post):
+        return None
+    return found if all(_digits(number) for number in release.split(".")) else None
 
 
 class InvalidVersion(ValueError):
@@ -35,20 +51,20 @@ class Version:
 
     def __init__(self, text: str) -> None:
         exact = None
-        match = re.fullmatch(_PLAIN, text)
+        match = plain(text)
         if match is None:
             exact = _read(text)
-            match = re.fullmatch(_PLAIN, str(exact))  # normalised: ``V0.23.0-RC1`` is the plain 0.23.0rc1
+            match = plain(str(exact))  # normalised: ``V0.23.0-RC1`` is the plain 0.23.0rc1
         if match is None:
             self._release: tuple[int, ...] = ()
             self._key: tuple | None = None
             self._exact = exact
             return
-        release = tuple(int(part) for part in match.group(1).split("."))
+        numbers, rc, post = match
+        release = tuple(int(part) for part in numbers.split("."))
         significant = len(release)
         while significant > 1 and release[significant - 1] == 0:
             significant -= 1  # 0.23 == 0.23.0, as for packaging
-        rc, post = match.group(2), match.group(3)
         # packaging's key for these: a release candidate below the release, the release below its post
         # releases (no epoch, development or local part)
         self._release = release

@@ -71,7 +71,7 @@ def echo(message: str | None = None, err: bool = False, nl: bool = True, color: 
     if not out:
         stream.flush()
         return
-    if _strip_ansi(stream, color):
+    if "\033" in out and _strip_ansi(stream, color):  # (the escapes all start with ESC)
         global _ANSI
         if _ANSI is None:
             import re

@@ -38,9 +38,9 @@ _API_SERVER_MODULES = {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.a
 _CLI_MODULES = {"vllm.entrypoints.cli.main"}  # python -m vllm.entrypoints.cli.main serve ... == vllm serve
 _PYTHON_VALUE_OPTIONS = {"-W", "-X", "-Q"}
 _CONTAINER_KINDS = ("docker", "podman", "compose")  # wrappers whose --device list is what the engine sees
-_IMAGE_IN_COMMENT = re.compile(r"[^\s'\"]*vllm-ascend:[^\s'\"]+")
-_DIRECTIVE = re.compile(r"^#\s*qlint:\s*(?P<body>.*)$")
-_CONTINUATION = re.compile(rb"\\\r?\n")
+_IMAGE_IN_COMMENT = r"[^\s'\"]*vllm-ascend:[^\s'\"]+"
+"""What an image named in a comment is: read by :func:`images_in` with string operations (a test checks they agree)."""
+_DIRECTIVE = r"^#\s*qlint:\s*(?P<body>.*)$"  # compiled on first use (re's cache): only for a "qlint:" comment
 _ELIDED = r"[{\[,:]\s*(\.\.\.|…)\s*[}\],]"  # compiled on first use (re's cache): only for JSON that does not parse
 _DOCKER_SWITCHES = {"--rm", "-it", "-ti", "-i", "-t", "-d", "--privileged", "--init", "--detach", "--interactive", "--tty"}
 
@@ -621,17 +621,17 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     for comment in parsed.comments:
         if "vllm-ascend:" not in comment.text:
             continue  # the regex scans slowly; most comments name no image
-        for match in _IMAGE_IN_COMMENT.finditer(comment.text):
-            if comment.span.line == comment.span.end_line and parse_image(match.group(0)):
-                column = comment.span.column + match.start()
-                span = Span(comment.span.line, column, comment.span.line, column + len(match.group(0)))
-                noted.append(Value(text=match.group(0), span=span, raw=match.group(0)))
+        for start, image in images_in(comment.text):
+            if comment.span.line == comment.span.end_line and parse_image(image):
+                column = comment.span.column + start
+                span = Span(comment.span.line, column, comment.span.line, column + len(image))
+                noted.append(Value(text=image, span=span, raw=image))
     plan.image_tags[:0] = noted
     for comment in parsed.comments:
         text = comment.text
         if plan.shebang is None and (text.startswith("#!") or text.startswith("#/")):
             plan.shebang = (text, comment.span)
-        directive = _DIRECTIVE.match(text)
+        directive = re.match(_DIRECTIVE, text) if "qlint:" in text else None  # (the pattern needs it)
         if directive and not is_suppression_comment(text):
             stated: dict[str, str] = {}
             for item in directive.group("body").split():
@@ -658,6 +658,43 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     return plan
 
 
+def _in_word(char: str) -> bool:
+    return not char.isspace() and char not in "'\""  # [^\s'"]
+
+
+def images_in(text: str) -> list[tuple[int, str]]:
+    """(start, text) of the matches of ``re.finditer(_IMAGE_IN_COMMENT, text)``: each run of characters other
+    than whitespace and quotes that holds ``vllm-ascend:`` with something after it, whole."""
+    found = []
+    mark = text.find("vllm-ascend:")
+    while mark >= 0:
+        start, end = mark, mark + 12
+        while start and _in_word(text[start - 1]):
+            start -= 1
+        while end < len(text) and _in_word(text[end]):
+            end += 1
+        if end > mark + 12:
+            found.append((start, text[start:end]))
+            mark = text.find("vllm-ascend:", end)
+        else:
+            mark = text.find("vllm-ascend:", mark + 1)
+    return found
+
+
+def continuations(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each line continuation (a backslash, then ``\\n`` or ``\\r\\n``), in order: the matches of
+    ``re.finditer(rb"\\\\\\r?\\n", data)``, found without compiling a pattern at start-up."""
+    found = []
+    for ending in (b"\\\n", b"\\\r\n"):  # a linear scan per kind; the two never overlap
+        index = data.find(ending)
+        while index >= 0:
+            found.append((index, index + len(ending)))
+            index = data.find(ending, index + 2)
+    if len(found) > 1:
+        found.sort()
+    return found
+
+
 def dangling_continuations(source: SourceText, text: bytes | None = None) -> list[Span]:
     """Spans of line-continuation backslashes followed by a blank line or end of file.
 
@@ -669,8 +706,7 @@ def dangling_continuations(source: SourceText, text: bytes | None = None) -> lis
     data = source.data if text is None else text  # a Markdown file: only its shell blocks
     found: list[Span] = []
     tree = None
-    for match in _CONTINUATION.finditer(data):  # one pass (searching for each kind afresh was quadratic)
-        index, start = match.start(), match.end()
+    for index, start in continuations(data):
         line_end = data.find(b"\n", start)
         next_line = data[start : len(data) if line_end == -1 else line_end].strip()
         if next_line and start < len(data):

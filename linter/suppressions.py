@@ -59,13 +59,18 @@ UNUSED_SUPPRESSION = RuleMeta(
 )
 """QL901: the linter's own rule for suppressions that suppress nothing."""
 
-_COMMENT = re.compile(r"^#\s*qlint:\s*(?P<kind>disable-file|disable)(?![\w-])(?P<rest>.*)$")
+# compiled on first use (re's cache): only for a comment holding "qlint:", which the pattern needs
+_COMMENT = r"^#\s*qlint:\s*(?P<kind>disable-file|disable)(?![\w-])(?P<rest>.*)$"
 _CODE = r"[^\s,]+"  # compiled on first use (re's cache): only with a suppression comment
+
+
+def _suppression(text: str) -> re.Match[str] | None:
+    return re.match(_COMMENT, text) if "qlint:" in text else None
 
 
 def is_suppression_comment(text: str) -> bool:
     """True for ``# qlint: disable...`` comments (so the planner does not read them as directives)."""
-    return _COMMENT.match(text) is not None
+    return _suppression(text) is not None
 
 
 @record
@@ -129,7 +134,7 @@ def parse_suppressions(parsed: ParsedScript) -> list[Suppression]:
     )
     found: list[Suppression] = []
     for comment in parsed.comments:
-        match = _COMMENT.match(comment.text)
+        match = _suppression(comment.text)
         if match is None:
             continue
         rest = match.group("rest")

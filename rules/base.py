@@ -8,8 +8,6 @@ written in English and Chinese: pass ``Text(en=..., zh=...)``.
 
 from __future__ import annotations
 
-import re
-
 from qlint.knowledge.text import Text
 from qlint.record import record
 from qlint.rules.groups import check_groups
@@ -23,8 +21,26 @@ if TYPE_CHECKING:  # annotations only (the schema of the configuration has its o
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
-_RULE_ID = re.compile(r"^QL\d{3}$")
-_RULE_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_RULE_ID = r"^QL\d{3}$"
+_RULE_NAME = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+"""What ``re.match`` accepts as a rule id and a rule name: told by :func:`is_rule_id` and :func:`is_rule_name`
+with string operations (every rule module builds its metadata at import; a test checks they agree)."""
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _one_line(text: str) -> str:
+    return text[:-1] if text.endswith("\n") else text  # ``$`` also matches before a final newline
+
+
+def is_rule_id(text: str) -> bool:
+    """``re.match(_RULE_ID, text)`` is not None: QL and three decimal digits (``\\d``: any script's)."""
+    text = _one_line(text)
+    return len(text) == 5 and text.startswith("QL") and text[2:].isdecimal()
+
+
+def is_rule_name(text: str) -> bool:
+    """``re.match(_RULE_NAME, text)`` is not None: kebab-case of ASCII lower-case letters and digits."""
+    return all(part and not part.strip(_NAME_CHARS) for part in _one_line(text).split("-"))
 
 
 @record(frozen=True)
@@ -94,9 +110,9 @@ class RuleMeta:
                  examples: tuple[Example, ...] = (), groups: tuple[str, ...] = (), behaviours: tuple[str, ...] = (),
                  applies: str | None = None) -> None:
         # written out (not record's generic __init__ and a __post_init__): every rule module builds these at import
-        if not _RULE_ID.match(id):
+        if not is_rule_id(id):
             raise ValueError(f"rule id {id!r} must look like QL123")
-        if not _RULE_NAME.match(name):
+        if not is_rule_name(name):
             raise ValueError(f"rule name {name!r} must be kebab-case")
         if severity not in SEVERITY_RANK:
             raise ValueError(f"{id}: severity {severity!r} is not error, warning or info")
