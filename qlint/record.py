@@ -119,11 +119,13 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False, eq:
 
 def _own_fields(cls: type) -> list[Field]:
     declared = []
-    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
-        if "ClassVar" in str(annotation) or "InitVar" in str(annotation):
+    body = cls.__dict__
+    for name, annotation in body.get("__annotations__", {}).items():
+        text = annotation if type(annotation) is str else str(annotation)
+        if "ClassVar" in text or "InitVar" in text:
             raise TypeError(f"{cls.__name__}.{name}: records do not support ClassVar / InitVar fields")
-        value = cls.__dict__.get(name, MISSING)
-        item = value if isinstance(value, Field) else Field(default=value)
+        value = body.get(name, MISSING)
+        item = value if type(value) is Field else Field(value)
         if isinstance(item.default, (list, dict, set)):
             raise ValueError(f"{cls.__name__}.{name}: a mutable default needs field(default_factory=...)")
         item.name = name
@@ -143,8 +145,9 @@ def _build(cls: type, frozen: bool, slots: bool, eq: bool = True) -> type:
     if "__init__" not in body:
         methods["__init__"] = _init(cls.__qualname__, specs, hasattr(cls, "__post_init__"))
     if "__repr__" not in body:
-        methods["__repr__"] = _repr(tuple(item.name for item in specs if item.repr))
-    compared = _getter(tuple(item.name for item in specs if item.compare))
+        methods["__repr__"] = _record_repr
+        methods["__record_repr__"] = tuple([item.name for item in specs if item.repr])
+    compared = _getter(tuple([item.name for item in specs if item.compare]))
     if eq and "__eq__" not in body:
         methods["__eq__"] = _eq(compared)
     if eq and body.get("__hash__") is None:  # not written (Python sets None when the body defines __eq__)
@@ -183,7 +186,7 @@ def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 def _init(class_name: str, specs: tuple[Field, ...], post_init: bool) -> Callable[..., None]:
-    names = tuple(item.name for item in specs)
+    names = tuple([item.name for item in specs])
     count = len(names)
     set_field = object.__setattr__  # also sets the fields of a frozen record
 
@@ -213,13 +216,12 @@ def _init(class_name: str, specs: tuple[Field, ...], post_init: bool) -> Callabl
     return __init__
 
 
-def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
-    @recursive_repr()
-    def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
-        return f"{type(self).__qualname__}({shown})"
-
-    return __repr__
+@recursive_repr()
+def _record_repr(self: Any) -> str:
+    """One ``__repr__`` for every record (the names it shows are the class's ``__record_repr__``): a
+    function built per class cost each class's creation more than the lookup costs a repr."""
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__record_repr__)
+    return f"{type(self).__qualname__}({shown})"
 
 
 def _eq(compared: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, Any], Any]:

@@ -117,3 +117,43 @@ def test_comments_without_the_mark_are_neither_suppressions_nor_directives(comme
     assert suppressions.is_suppression_comment(comment) == (re.match(suppressions._COMMENT, comment) is not None)
     if "qlint:" not in comment:
         assert re.match(planner._DIRECTIVE, comment) is None
+
+
+_PROBE = r"""
+import re, sys
+import re._compiler as compiler
+compiled = []
+original = compiler.compile
+
+
+def compile(pattern, flags=0):
+    frame = sys._getframe(1)
+    while frame is not None and "/re/" in frame.f_code.co_filename:
+        frame = frame.f_back
+    compiled.append(frame.f_globals.get("__name__", "?") if frame is not None else "?")
+    return original(pattern, flags)
+
+
+compiler.compile = compile
+sys.argv = ["qlint", sys.argv[1]]
+from qlint.linter.cli import entry
+try:
+    entry()
+except SystemExit:
+    pass
+print("COMPILED", " ".join(sorted({name for name in compiled if name.startswith("qlint.")})))
+"""
+STILL_COMPILING = {"qlint.rules.server_ready", "qlint.rules.known_defects", "qlint.knowledge.base"}
+"""The modules (outside the check path's start) whose patterns a run of the bundled example still compiles."""
+
+
+def test_a_cold_run_of_the_example_compiles_no_pattern_of_the_check_path():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "qwen36_27b_a2.sh"
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(script)], capture_output=True, text=True, timeout=120)
+    line = next(line for line in done.stdout.splitlines() if line.startswith("COMPILED "))
+    compiled = set(line.split()[1:])
+    assert compiled <= STILL_COMPILING, compiled
