@@ -22,6 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import os
+import sys
 from functools import cached_property
 
 from qlint.knowledge.base import KnowledgeBase
@@ -681,17 +682,83 @@ class RuleGraph:
 
 def _import(module: str) -> None:
     """Import rule module ``module`` with the cyclic garbage collector paused: what it builds (rule
-    metadata, examples) lives as long as the process, so a collection would find nothing to free."""
+    metadata, examples) lives as long as the process, so a collection would find nothing to free.
+    From its bytecode cache when that is current (``_cached_code``), else through the import system."""
     import gc
 
+    name = f"qlint.rules.{module}"
+    if name in sys.modules:
+        return
     paused = gc.isenabled()
     if paused:
         gc.disable()
     try:
-        __import__(f"qlint.rules.{module}")  # importlib.import_module without importing importlib
+        code = _cached_code(_RULES_DIR, module)
+        if code is None:
+            __import__(name)  # importlib.import_module without importing importlib
+        else:
+            _exec_module(name, module, code)
     finally:
         if paused:
             gc.enable()
+
+
+_RULES_DIR = os.path.dirname(__file__)
+
+
+def _cached_code(directory: str, module: str) -> Any:
+    """The code of ``directory/module.py`` from its bytecode cache, or None when the cache is missing, is
+    not the plain timestamp kind or does not match the source's modification time and size: the checks
+    importlib's source loader makes before it uses a cache (it is what reads a rule module otherwise).
+    Read directly, a module skips the finders and loaders (~0.2 M instructions of ~1 M a rule module)."""
+    import _frozen_importlib_external as external  # the import system's own (loaded at start)
+
+    tag = sys.implementation.cache_tag
+    if tag is None or sys.pycache_prefix is not None:
+        return None
+    source = os.path.join(directory, module + ".py")
+    try:
+        stat = os.stat(source)
+        with open(os.path.join(directory, "__pycache__", f"{module}.{tag}.pyc"), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if (len(data) < 16 or data[:4] != external.MAGIC_NUMBER or data[4:8] != b"\0\0\0\0"  # flags 0: timestamp-based
+            or int.from_bytes(data[8:12], "little") != int(stat.st_mtime) & 0xFFFFFFFF
+            or int.from_bytes(data[12:16], "little") != stat.st_size & 0xFFFFFFFF):
+        return None
+    import marshal
+
+    try:
+        return marshal.loads(memoryview(data)[16:])
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def _exec_module(name: str, module: str, code: Any) -> None:
+    """Run rule module ``name``'s code as the import system would: a module with the spec, loader, file and
+    cache attributes a source import gives, in ``sys.modules`` while it runs (and removed if it fails),
+    then an attribute of ``qlint.rules``."""
+    import _frozen_importlib as bootstrap
+    import _frozen_importlib_external as external
+
+    source = os.path.join(_RULES_DIR, module + ".py")
+    loader = external.SourceFileLoader(name, source)
+    spec = bootstrap.ModuleSpec(name, loader, origin=source)
+    spec.has_location = True
+    spec.cached = os.path.join(_RULES_DIR, "__pycache__", f"{module}.{sys.implementation.cache_tag}.pyc")
+    made = type(sys)(name)
+    made.__file__, made.__cached__, made.__loader__, made.__spec__ = source, spec.cached, loader, spec
+    made.__package__ = "qlint.rules"
+    sys.modules[name] = made
+    try:
+        exec(code, made.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    import qlint.rules as package
+
+    setattr(package, module, sys.modules[name])
 
 
 def _release(scope: Scope) -> str | None:
