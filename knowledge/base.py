@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # annotations only: the pydantic models are imported to valid
     from pathlib import Path  # where a cache folder is used (the shipped knowledge needs none)
     from typing import Any
 
+    from qlint.knowledge import compiled
+
     from qlint.knowledge.models import (
         Architecture,
         Behaviour,
@@ -263,12 +265,21 @@ class KnowledgeBase:
     _alias_index: dict[str, tuple[Model, ModelVariant | None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        for model in self.models:
-            self._alias_index.setdefault(model.id.lower(), (model, None))
-            for variant in model.variants:
-                for alias in [variant.name, *variant.aliases]:
-                    self._alias_index[_basename(alias)] = (model, variant)
-                    self._alias_index[alias.lower()] = (model, variant)
+        _index_aliases(self.models, self._alias_index)
+
+    def __getattr__(self, name: str) -> Any:
+        """A field of a knowledge base read from the shipped compiled form (see ``_lazy``), decoded when
+        first used, and the alias index built from the models then."""
+        source = self.__dict__.get("_source")
+        if source is not None:
+            if name in _FIELD_NAMES:
+                value = self.__dict__[name] = source.field(name)
+                return value
+            if name == "_alias_index":
+                value = self.__dict__[name] = {}
+                _index_aliases(self.models, value)
+                return value
+        raise AttributeError(f"'KnowledgeBase' object has no attribute {name!r}")
 
     # -- models ----------------------------------------------------------
     def match_model(self, reference: str) -> ModelMatch | None:
@@ -503,6 +514,18 @@ def unique_prefix(names: "list[str] | tuple[str, ...]", prefix: str) -> str | No
     return names[low]
 
 
+_FIELD_NAMES = frozenset(name for name, _, _, _ in DATA_FILES)
+
+
+def _index_aliases(models: list[Model], index: dict[str, tuple[Model, ModelVariant | None]]) -> None:
+    for model in models:
+        index.setdefault(model.id.lower(), (model, None))
+        for variant in model.variants:
+            for alias in [variant.name, *variant.aliases]:
+                index[_basename(alias)] = (model, variant)
+                index[alias.lower()] = (model, variant)
+
+
 def _between(version: Version, since: str | None, until: str | None) -> bool:
     if since is not None and version < parse_version(since):
         return False
@@ -586,24 +609,24 @@ def _stamp(blob: bytes) -> list[int]:
     return [len(blob), crc32(blob)]
 
 
-def _shipped() -> dict[str, Any] | None:
-    """The body of the compiled form shipped in the package (``compiled.decode``); None without one."""
+def _shipped() -> compiled.Compiled | None:
+    """The compiled form shipped in the package, its head read (``compiled.open_compiled``); None without one."""
     from qlint.knowledge import compiled
 
     try:
         with open(os.path.join(_DATA_DIR, SHIPPED), "rb") as handle:
-            return compiled.decode(handle.read(), Record)
+            return compiled.open_compiled(handle.read(), Record)
     except OSError:
         return None
 
 
-def _current(shipped: dict[str, Any] | None) -> dict[str, list[Record]] | None:
-    """The fields of the shipped compiled form when it was built from the data files as they are now: this
-    qlint version, and every data file of the size and CRC-32 it records. Cheaper than the digest of the
-    data files (``_blobs_and_digest``), which is only computed when this says no."""
-    if shipped is None or shipped.get("version") != __version__ or not _direct():
+def _current(shipped: compiled.Compiled | None) -> compiled.Compiled | None:
+    """The shipped compiled form when it was built from the data files as they are now: this qlint version,
+    and every data file of the size and CRC-32 it records. Cheaper than the digest of the data files
+    (``_blobs_and_digest``), which is only computed when this says no."""
+    if shipped is None or shipped.version != __version__ or not _direct():
         return None
-    stamps = shipped.get("stamps")
+    stamps = shipped.stamps
     if not isinstance(stamps, dict) or len(stamps) != len(DATA_FILES):
         return None
     for _, filename, _, _ in DATA_FILES:
@@ -614,7 +637,39 @@ def _current(shipped: dict[str, Any] | None) -> dict[str, list[Record]] | None:
             return None
         if stamps.get(filename) != _stamp(blob):
             return None
-    return shipped["fields"]
+    return shipped
+
+
+class _Lazy:
+    """The fields of a knowledge base read from a current compiled form (``KnowledgeBase.__getattr__``):
+    each decoded when first used; a damaged part is read from the validated data files instead, which
+    the form was built from (their stamps matched), so a run never fails on it."""
+
+    def __init__(self, shipped: compiled.Compiled) -> None:
+        self.shipped = shipped
+        self.validated: dict[str, list[Record]] | None = None
+        shipped.fallback = self.from_data_files
+
+    def field(self, name: str) -> list[Record]:
+        from qlint.knowledge.compiled import Damaged
+
+        try:
+            return self.shipped.field(name)
+        except Damaged:
+            return self.from_data_files()[name]
+
+    def from_data_files(self) -> dict[str, list[Record]]:
+        if self.validated is None:
+            self.validated = _validated_fields(_blobs_and_digest()[0])
+        return self.validated
+
+
+def _lazy(shipped: compiled.Compiled) -> KnowledgeBase:
+    """A knowledge base whose fields are read from ``shipped`` when first used. The cross-file checks of
+    ``_assemble`` ran when it was written (``write_shipped``) on the data files it was built from."""
+    base = KnowledgeBase.__new__(KnowledgeBase)
+    base._source = _Lazy(shipped)
+    return base
 
 
 def _cached_fields(digest: str) -> dict[str, list[Record]] | None:
@@ -687,19 +742,25 @@ def load() -> KnowledgeBase:
     message names the file and the field path).
     """
     shipped = _shipped()
-    fields = _current(shipped)
-    blobs: dict[str, bytes] | None = None
-    if fields is None:  # a data file changed since the shipped form was built (or none is shipped)
-        blobs, digest = _blobs_and_digest()
-        fields = shipped["fields"] if shipped is not None and shipped.get("digest") == digest \
-            else _cached_fields(digest)
+    if _current(shipped) is not None:
+        return _lazy(shipped)
+    # a data file changed since the shipped form was built (or none is shipped, or it is damaged)
+    blobs, digest = _blobs_and_digest()
+    fields: dict[str, list[Record]] | None = None
+    if shipped is not None and shipped.digest == digest:
+        from qlint.knowledge.compiled import Damaged
+
+        try:
+            fields = shipped.fields()
+        except Damaged:
+            pass
+    else:
+        fields = _cached_fields(digest)
     if fields is not None:
         try:
             return _assemble(fields)
         except (TypeError, KeyError, AttributeError, KnowledgeError):
             pass  # a damaged compiled form is rebuilt from the data files
-    if blobs is None:
-        blobs, digest = _blobs_and_digest()
     fields = _validated_fields(blobs)
     base = _assemble(fields)
     _write_cache(digest, fields)

@@ -9,9 +9,17 @@ only when it matches; the shipped one also records each data file's size and CRC
 run checks it is current without hashing the data files. JSON rather than pickle: a planted or damaged file can at worst be
 ignored, never run code.
 
-Encoding: a record is ``{"\\u0000r": {field: value}}``, a tuple ``{"\\u0000t": [...]}``, a
-bilingual Text ``{"\\u0000x": [en, zh]}``;
-lists, dicts, strings, numbers, booleans and null are themselves.
+Layout (one JSON document, read in parts): the first line is ``{"head":HEAD,`` where HEAD holds
+``format``, ``digest``, maybe ``stamps`` and ``version``, the length of the rest of the file (``size``) and
+where each field's records and each bilingual text are in it (``fields``: name -> [start, end], byte
+offsets counted from the start of the second line). The rest is ``"fields":{name:[records],...},"texts":[...]}``:
+a field is decoded when it is first used (:meth:`Compiled.field`) and a bilingual Text when its ``en`` or
+``zh`` is (a lint reports few of them), so a lint reads a small part of the file. The record segments
+are ASCII (their JSON scans faster); the texts, one a line, are UTF-8.
+
+Encoding: a record is a JSON object, its fields sorted; a Text ``{"\\u0000y": [start, end]}`` (where its
+``[en, zh]`` is); a tuple ``{"\\u0000t": [...]}`` and a dict ``{"\\u0000d": {...}}``; lists, strings, numbers,
+booleans and null are themselves.
 """
 
 from __future__ import annotations
@@ -24,31 +32,55 @@ from qlint.knowledge.text import Text
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
+    from typing import Any, Callable
 
-FORMAT = 1
-_RECORD = "\x00r"
+FORMAT = 2
+_TEXT = "\x00y"
 _TUPLE = "\x00t"
-_TEXT = "\x00x"
+_DICT = "\x00d"
+_HEAD = b'{"head":'
+
+
+class Damaged(ValueError):
+    """A part of a compiled form does not decode to what was written."""
+
+
+class _Writer:
+    """Encodes records (see the module docstring), collecting the texts they hold."""
+
+    def __init__(self, record_type: type, found: dict[int, Text] | None = None) -> None:
+        self.record_type = record_type
+        self.texts: list[bytes] = []
+        self.offset = 0  # of the next text, from the start of the texts segment's first text
+        self.found = found  # when given: start -> Text, each text where this writer places it
+
+    def encode(self, value: Any) -> Any:
+        if isinstance(value, self.record_type):
+            return {name: self.encode(item) for name, item in sorted(vars(value).items())}
+        if isinstance(value, Text):
+            text = json.dumps([value.en, value.zh], ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            self.texts.append(text)
+            start, self.offset = self.offset, self.offset + len(text) + 2  # each text followed by ",\n"
+            if self.found is not None:
+                self.found[start] = value
+            return {_TEXT: [start, start + len(text)]}
+        if isinstance(value, tuple):
+            return {_TUPLE: [self.encode(item) for item in value]}
+        if isinstance(value, list):
+            return [self.encode(item) for item in value]
+        if isinstance(value, dict):
+            if not all(isinstance(key, str) for key in value):
+                raise TypeError("compiled knowledge: dict keys must be strings")
+            return {_DICT: {key: self.encode(item) for key, item in value.items()}}
+        if value is None or isinstance(value, (str, bool, int, float)):
+            return value
+        raise TypeError(f"compiled knowledge cannot hold a {type(value).__name__}")
 
 
 def encode(value: Any, record_type: type) -> Any:
-    """``value`` as plain JSON data (see the module docstring). Raises TypeError on other types."""
-    if isinstance(value, record_type):
-        return {_RECORD: {name: encode(item, record_type) for name, item in vars(value).items()}}
-    if isinstance(value, Text):
-        return {_TEXT: [value.en, value.zh]}
-    if isinstance(value, tuple):
-        return {_TUPLE: [encode(item, record_type) for item in value]}
-    if isinstance(value, list):
-        return [encode(item, record_type) for item in value]
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            raise TypeError("compiled knowledge: dict keys must be strings")
-        return {key: encode(item, record_type) for key, item in value.items()}
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    raise TypeError(f"compiled knowledge cannot hold a {type(value).__name__}")
+    """``value`` as plain JSON data (see the module docstring; Texts are placed in a table of their own,
+    dropped here). Raises TypeError on other types."""
+    return _Writer(record_type).encode(value)
 
 
 def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
@@ -56,41 +88,156 @@ def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
     """The compiled form of ``fields`` (KnowledgeBase field -> records) built from data with ``digest``;
     ``stamps`` (data file -> [size, CRC-32]) and the qlint ``version`` let a run check that the form is
     current without hashing the data files (see ``qlint.knowledge.base.load``)."""
-    body: dict[str, Any] = {"format": FORMAT, "digest": digest,
-                            "fields": {name: encode(records, record_type) for name, records in fields.items()}}
+    writer = _Writer(record_type)
+    segments = {name: json.dumps(writer.encode(fields[name]), separators=(",", ":")).encode("ascii")
+                for name in sorted(fields)}
+    body, layout = bytearray(b'"fields":{'), {}
+    for index, (name, segment) in enumerate(segments.items()):
+        body += b'\n"' + name.encode("ascii") + b'":'
+        layout[name] = [len(body), len(body) + len(segment)]
+        body += segment + (b"," if index < len(segments) - 1 else b"")
+    body += b'},\n"texts":[\n'
+    first = len(body)
+    for text in writer.texts:
+        body += text + b",\n"
+    if writer.texts:
+        del body[-2]  # no comma after the last text
+    body += b"]}"
+    head: dict[str, Any] = {"format": FORMAT, "digest": digest, "fields": layout, "size": len(body),
+                            "texts": first}
     if stamps is not None:
-        body["stamps"] = stamps
-        body["version"] = version
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        head["stamps"] = stamps
+        head["version"] = version
+    line = json.dumps(head, separators=(",", ":"), sort_keys=True).encode("ascii")
+    return _HEAD + line + b",\n" + bytes(body)
 
 
-def decode(data: bytes, record_type: type) -> dict[str, Any] | None:
-    """The body of a compiled blob (``format``, ``digest``, ``fields``, maybe ``stamps`` and ``version``),
-    records rebuilt; None when it is damaged or of another format."""
+class Compiled:
+    """A compiled form, read in parts (see the module docstring): ``digest``, ``version`` and ``stamps``
+    from its head; the records of a field on :meth:`field`, those of all on :meth:`fields`."""
 
-    def hook(obj: dict[str, Any]) -> Any:
-        if len(obj) == 1:
-            if _RECORD in obj:
-                return record_type(**obj[_RECORD])
-            if _TUPLE in obj:
-                return tuple(obj[_TUPLE])
-            if _TEXT in obj:
-                return Text(*obj[_TEXT])
-        return obj
+    def __init__(self, data: bytes, start: int, head: dict[str, Any], record_type: type) -> None:
+        self.data, self.start, self.record_type = data, start, record_type
+        self.digest = head.get("digest")
+        self.version = head.get("version")
+        self.stamps = head.get("stamps")
+        self.layout: dict[str, Any] = head["fields"]
+        self.texts_at: int = head["texts"]
+        self.fallback: Callable[[], dict[str, list[Any]]] | None = None
+        """Where the records come from when a part is damaged (set by ``qlint.knowledge.base``): the
+        validated data files, which this form was built from."""
+        self._fallback_texts: dict[int, Text] | None = None
+        lazy = self._lazy_text
 
+        def hook(obj: dict[str, Any]) -> Any:
+            if len(obj) == 1:
+                if _TEXT in obj:
+                    return lazy(obj[_TEXT])
+                if _TUPLE in obj:
+                    return tuple(obj[_TUPLE])
+                if _DICT in obj:
+                    return obj[_DICT]
+            return record_type(**obj)
+
+        self._decoder = json.JSONDecoder(object_hook=hook)
+        self.eager = False
+
+    def _lazy_text(self, where: Any) -> Text:
+        if self.eager:
+            return Text(*self.text(where))
+        text = object.__new__(Text)
+        object.__setattr__(text, "_deferred", (self, where))
+        return text
+
+    def field(self, name: str) -> list[Any]:
+        """The records of field ``name``; Damaged when its part does not decode to a list of records."""
+        where = self.layout.get(name)
+        if not isinstance(where, list) or len(where) != 2:
+            raise Damaged(f"compiled knowledge: no field {name!r}")
+        begin, end = where
+        if not isinstance(begin, int) or not isinstance(end, int):
+            raise Damaged(f"compiled knowledge: field {name!r}")
+        try:
+            value = self._decoder.decode(self.data[self.start + begin:self.start + end].decode("ascii"))
+        except (ValueError, TypeError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+            raise Damaged(f"compiled knowledge: field {name!r}: {error}") from None
+        if not isinstance(value, list) or not all(isinstance(item, self.record_type) for item in value):
+            raise Damaged(f"compiled knowledge: field {name!r} is not a list of records")
+        return value
+
+    def fields(self) -> dict[str, list[Any]]:
+        """The records of every field, texts decoded; Damaged when a part is."""
+        self.eager = True
+        try:
+            return {name: self.field(name) for name in self.layout}
+        finally:
+            self.eager = False
+
+    def text(self, where: Any) -> tuple[str, str]:
+        """``(en, zh)`` of the text at ``where`` (``[start, end]`` in the texts segment); Damaged when it
+        does not decode to two non-empty strings."""
+        try:
+            begin, end = where
+            at = self.start + self.texts_at
+            value = json.loads(self.data[at + begin:at + end])
+            en, zh = value
+        except (ValueError, TypeError, RecursionError) as error:
+            raise Damaged(f"compiled knowledge: text at {where!r}: {error}") from None
+        if not isinstance(en, str) or not isinstance(zh, str) or not en or not zh:
+            raise Damaged(f"compiled knowledge: text at {where!r} is not two non-empty strings")
+        return en, zh
+
+    def resolve(self, text: Text, where: Any) -> tuple[str, str]:
+        """``(en, zh)`` of a lazily read Text, from the validated data files when its part is damaged."""
+        try:
+            return self.text(where)
+        except Damaged:
+            if self.fallback is None:
+                raise
+        if self._fallback_texts is None:  # the validated records' texts, placed as dumps() places them
+            found: dict[int, Text] = {}
+            writer, validated = _Writer(self.record_type, found), self.fallback()
+            for name in sorted(validated):
+                writer.encode(validated[name])
+            self._fallback_texts = found
+        try:
+            replacement = self._fallback_texts[where[0]]
+        except (KeyError, TypeError, IndexError):
+            raise Damaged(f"compiled knowledge: no text at {where!r} in the data files") from None
+        return replacement.en, replacement.zh
+
+
+def open_compiled(data: bytes, record_type: type) -> Compiled | None:
+    """The compiled form ``data`` with its head read (nothing else yet); None when the head is damaged,
+    the length it records is not the file's, or it is of another format."""
+    if not data.startswith(_HEAD):
+        return None
+    line = data.find(b"\n")
+    if line < 0 or data[line - 1:line] != b",":
+        return None
     try:
-        body = json.loads(data, object_hook=hook)
-    except (ValueError, TypeError, RecursionError):
+        head = json.loads(data[len(_HEAD):line - 1])
+    except (ValueError, RecursionError):
         return None
-    if not isinstance(body, dict) or body.get("format") != FORMAT or not isinstance(body.get("fields"), dict):
+    if not isinstance(head, dict) or head.get("format") != FORMAT or not isinstance(head.get("fields"), dict) \
+            or not isinstance(head.get("texts"), int):
         return None
-    return body
+    size = len(data) - line - 1 - data.endswith(b"\n")
+    if head.get("size") != size:
+        return None
+    return Compiled(data, line + 1, head, record_type)
 
 
 def loads(data: bytes, digest: str, record_type: type) -> dict[str, list[Any]] | None:
-    """The fields of a compiled blob built from data with ``digest``; None when it is stale or damaged."""
-    body = decode(data, record_type)
-    return body["fields"] if body is not None and body.get("digest") == digest else None
+    """The fields of a compiled blob built from data with ``digest``, every part decoded; None when it is
+    stale or damaged."""
+    found = open_compiled(data, record_type)
+    if found is None or found.digest != digest:
+        return None
+    try:
+        return found.fields()
+    except Damaged:
+        return None
 
 
 def trusted_cache_file(path: Path) -> bool:

@@ -221,8 +221,15 @@ def check_sources(sources) -> list[str]:
     return sources
 
 
+class _Deferrable:
+    """The slot where a Text read from the compiled knowledge keeps where its sentences are, until first
+    used (``qlint.knowledge.compiled``: a lint shows few of the knowledge's texts)."""
+
+    __slots__ = ("_deferred",)
+
+
 @record(frozen=True, slots=True)
-class Text:
+class Text(_Deferrable):
     """A sentence in both languages. Both are required and must be non-empty."""
 
     en: str
@@ -248,6 +255,21 @@ class Text:
         from_table = core_schema.no_info_after_validator_function(lambda value: cls(**value), table)
         return core_schema.no_info_before_validator_function(
             lambda value: {"en": value.en, "zh": value.zh} if isinstance(value, cls) else value, from_table)
+
+    def __getattr__(self, name: str) -> str:
+        """``en`` or ``zh`` of a Text read lazily from the compiled knowledge: both decoded on first use."""
+        if name == "en" or name == "zh":
+            try:
+                source, where = object.__getattribute__(self, "_deferred")
+            except AttributeError:
+                pass
+            else:
+                en, zh = source.resolve(self, where)
+                object.__setattr__(self, "en", en)
+                object.__setattr__(self, "zh", zh)
+                object.__delattr__(self, "_deferred")
+                return en if name == "en" else zh
+        raise AttributeError(f"'Text' object has no attribute {name!r}")
 
     def get(self, lang: str) -> str:
         """The text in ``lang`` (``zh``/``zh_CN`` -> Chinese, anything else -> English)."""

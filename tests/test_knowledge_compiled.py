@@ -62,17 +62,18 @@ def test_a_planted_pickle_never_runs(cache_dir, tmp_path):
 def test_a_cache_file_others_can_write_is_ignored(cache_dir):
     base.load()
     [written] = list(cache_dir.glob("knowledge-*.json"))
-    altered = written.read_bytes().replace(b'"Qwen3.6-27B"', b'"Planted-Model"')
+    altered = written.read_bytes().replace(b'"Qwen3.6-27B"', b'"Planted-Mod"')  # (of the same length: the
+    # compiled form records where each part is)
     assert altered != written.read_bytes()
     written.write_bytes(altered)
     os.chmod(written, 0o666)
     base.load.cache_clear()
-    assert [m.id for m in base.load().models if m.id == "Planted-Model"] == []
+    assert [m.id for m in base.load().models if m.id == "Planted-Mod"] == []
     # the ignored file was replaced by a fresh cache; the same altered content, private, is this user's own
     written.write_bytes(altered)
     os.chmod(written, 0o600)
     base.load.cache_clear()
-    assert [m.id for m in base.load().models if m.id == "Planted-Model"] == ["Planted-Model"]
+    assert [m.id for m in base.load().models if m.id == "Planted-Mod"] == ["Planted-Mod"]
 
 
 @pytest.mark.parametrize("blob", [b"", b"{", b"[]", b'{"format": 1, "digest": "0", "fields": {}}', b"\x80\x04K\x01."])
@@ -223,3 +224,79 @@ def test_a_shipped_form_of_another_qlint_version_is_not_trusted(data_copy, monke
     assert base._current(base._shipped()) is None
     base.load()
     assert validated == [1]  # the digest names the version too: validated again
+
+
+def _decoded(kb: base.KnowledgeBase) -> list[str]:
+    return sorted(name for name in vars(kb) if name in base._FIELD_NAMES)
+
+
+def test_the_shipped_form_is_decoded_field_by_field_when_used(data_copy):
+    """A current shipped form is read in parts: no field is decoded by load(), one is when first used, a
+    Text when its sentences are; what is read equals what validating the data files gives, field by field."""
+    folder, validated = data_copy
+    kb = base.load()
+    assert _decoded(kb) == [] and validated == []
+    assert kb.flag_index["--tensor-parallel-size"].name == "--tensor-parallel-size"
+    assert _decoded(kb) == ["flags"]
+    symptom = kb.defects[0].symptom
+    assert _decoded(kb) == ["defects", "flags"]
+    assert object.__getattribute__(symptom, "_deferred")  # not decoded yet
+    eager = base._build(base._blobs_and_digest()[0])
+    assert validated == [1]  # (the eager one, for the comparison)
+    assert symptom.zh == eager.defects[0].symptom.zh and symptom == eager.defects[0].symptom
+    with pytest.raises(AttributeError):
+        object.__getattribute__(symptom, "_deferred")  # decoded, and kept
+    for name in base._FIELD_NAMES:
+        assert getattr(kb, name) == getattr(eager, name), name
+    assert kb == eager and _canonical(kb) == _canonical(eager)
+    assert kb.match_model("Qwen/Qwen3.6-27B").model.id == "Qwen3.6-27B"
+
+
+def _damage(folder: Path, name: str, inside: bytes) -> None:
+    """Replace, in the compiled form of ``folder``, a run of bytes within the part ``name`` (a field, or
+    ``texts``) that includes ``inside``, by as many bytes that are not JSON."""
+    path = folder / base.SHIPPED
+    data = path.read_bytes()
+    found = compiled.open_compiled(data, base.Record)
+    if name == "texts":
+        begin, end = found.start + found.texts_at, len(data)
+    else:
+        begin, end = (found.start + offset for offset in found.layout[name])
+    at = data.index(inside, begin, end)
+    path.write_bytes(data[:at] + b"\x01" * len(inside) + data[at + len(inside):])
+    assert compiled.open_compiled(path.read_bytes(), base.Record) is not None  # the head is still good
+
+
+def test_a_damaged_field_is_read_from_the_data_files(data_copy):
+    folder, validated = data_copy
+    _damage(folder, "defects", b'"severity"')
+    kb = base.load()
+    assert kb.flags and validated == []  # other fields are read from the shipped form
+    defects = kb.defects  # does not fail: validated instead
+    assert validated == [1]
+    eager = base._build(base._blobs_and_digest()[0])
+    assert defects == eager.defects and kb == eager
+
+
+def test_a_damaged_text_is_read_from_the_data_files(data_copy):
+    folder, validated = data_copy
+    source, (begin, end) = object.__getattribute__(base.load().defects[0].symptom, "_deferred")
+    at = source.start + source.texts_at
+    _damage(folder, "texts", source.data[at + begin:at + end][2:12])  # within its English sentence
+    base.load.cache_clear()
+    kb = base.load()
+    symptom = kb.defects[0].symptom
+    eager = base._build(base._blobs_and_digest()[0])
+    validated.clear()
+    assert symptom.en == eager.defects[0].symptom.en and validated == [1]
+    assert kb.defects[1].symptom == eager.defects[1].symptom  # the others from the shipped form
+
+
+@pytest.mark.parametrize("cut", [2, 1000, 300000])  # (1: only the final newline)
+def test_a_truncated_shipped_form_is_not_read(data_copy, cut):
+    folder, validated = data_copy
+    path = folder / base.SHIPPED
+    path.write_bytes(path.read_bytes()[:-cut])
+    assert compiled.open_compiled(path.read_bytes(), base.Record) is None
+    kb = base.load()
+    assert validated == [1] and kb.model("Qwen3.6-27B").id == "Qwen3.6-27B"
