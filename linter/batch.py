@@ -2,12 +2,15 @@
 let go of each deployment once it is reported.
 
 * Files are analysed in the order given, in this process. With ``QLINT_WORKERS=N`` (or ``auto``: one per
-  core) a batch of at least ``PARALLEL_FROM`` files is analysed by N forked workers, whose answers come back
-  in that same order, so the output is the one-process output byte for byte (``tests/test_batch.py``).
-  They are off by default: on the shared 2-core machine a 2000-file batch took 8.4 ms/file with two
-  workers against 4.7 in one process (CPU 5.0 against 3.1), because a file kept for the deployment pass
-  travels back with its plan (about 20 KiB pickled, some 2 ms to pickle and unpickle: as much as linting
-  it). ``--fix``/``--diff`` and stdin always stay in this process.
+  core) a batch of at least ``PARALLEL_FROM`` named files (no directory argument, no stdin, no ``--fix`` or
+  ``--diff``) is shared out: this process analyses the files that may join others (``may_link``, from
+  their bytes; their plans stay here for the deployment pass) and takes up others until it holds its share,
+  N - 1 forked workers analyse the rest, settle them and send back their text report and severities, and
+  the answers are taken in the files' order, so the output is the one-process output byte for byte
+  (``tests/test_batch.py``). A file a worker finds may join others after all travels back with its plan
+  (about 20 KiB pickled, as long to pickle and unpickle as to lint it). Off by default: on the shared
+  2-core machine it took this process's CPU from 1.81 to 1.65 s at 600 files and from 5.62 to 4.12 s at
+  2000 (the worker: 0.51 and 2.01 s), but the wall time did not move while the other core was busy.
 * A file named on its own that cannot be linked to another one (it shares no DP group or KV pair, is no
   DP template and names no other engine: :func:`qlint.linter.grouping.may_join`) is its own deployment
   unless a proxy names its endpoint. Its deployment pass runs at once (``settle``); with the text report
@@ -202,34 +205,151 @@ FREEZE_EVERY = 128
 
 # -- worker processes ----------------------------------------------------------------------------
 
-_ANALYSE: Callable[[Job], Outcome] | None = None
-"""The analysis of one job, set in this process before the workers fork (they inherit it)."""
-
-
 def forks(count: int) -> bool:
-    """Whether a batch of ``count`` files is analysed in worker processes (else all in this one)."""
-    return count >= PARALLEL_FROM and min(workers(), count // CHUNK) >= 2 and _can_fork()
+    """Whether a batch of ``count`` files is analysed with worker processes (else all in this one)."""
+    return count >= PARALLEL_FROM and workers() >= 2 and _can_fork()
 
 
-def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bool) -> Iterator[Outcome]:
-    """``analyse`` over ``jobs``, in their order; in forked worker processes when ``parallel`` and the
-    batch is big enough (``forks``)."""
-    count = min(workers(), len(jobs) // CHUNK)
+_MAY_LINK = (b"parallel-a", b"parallel_a", b"kv-transfer", b"kv_transfer", b"ray", b"proxy", b"prefiller",
+             b"decoder", b"dp-address", b"dp_address", b"launch_online_dp")
+"""Bytes without which a file cannot be linked to another (``grouping.offers`` / ``wants``: a DP address,
+a KV transfer config, Ray, a proxy's engines, a DP launcher); a DP template also names ``$1``..``$9``."""
+
+
+def may_link(data: bytes) -> bool:
+    """Whether a file of these bytes may share a deployment with another file (a guess from its text, never
+    wrong the other way: a file it says no to has none of what links files). Only where a file is analysed
+    depends on it, never what is reported."""
+    if any(mark in data for mark in _MAY_LINK):
+        return True
+    import re
+
+    return re.search(rb"\$\{?[1-9]", data) is not None
+
+
+def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bool,
+                here: Callable[[Job], bool] | None = None) -> Iterator[Outcome]:
+    """``analyse`` over ``jobs``, in their order. With ``parallel`` (and a batch big enough: ``forks``),
+    the jobs ``here`` says no to are analysed by forked worker processes, the others in this process,
+    which keeps their results for the deployment pass: a file that may join others is analysed here (its
+    plan never crosses a process boundary), a file that cannot is settled in a worker, which sends back
+    its text report and its findings' severities. This process takes up the files that cannot join
+    others too until it holds its share (one part in ``workers()``)."""
     if not parallel or not forks(len(jobs)):
         for job in jobs:
             yield analyse(job)
         return
-    import multiprocessing
-
-    global _ANALYSE
-    _ANALYSE = analyse
-    _pickle_rules_by_id()
-    context = multiprocessing.get_context("fork")
+    local = [here is None or here(job) for job in jobs]
+    share = -(-len(jobs) // workers())
+    spare = [index for index, stays in enumerate(local) if not stays]
+    wanted = share - (len(jobs) - len(spare))
+    if wanted > 0:  # evenly over the batch
+        for position in range(wanted):
+            local[spare[position * len(spare) // wanted]] = True
+    remote = [(index, job) for index, job in enumerate(jobs) if not local[index]]
+    helpers = Helpers(min(workers() - 1, -(-len(remote) // CHUNK)), analyse) if remote else None
     try:
-        with context.Pool(count, initializer=_ignore_interrupts) as pool:
-            yield from pool.imap(_run, jobs, chunksize=CHUNK)
+        if helpers is not None:
+            helpers.start(remote)
+        done: dict[int, Outcome] = {}
+        for index, job in enumerate(jobs):
+            if local[index]:
+                outcome = analyse(job)
+                if helpers is not None:
+                    helpers.collect(done, block=False)
+                yield outcome
+                continue
+            while index not in done:
+                helpers.collect(done, block=True)  # type: ignore[union-attr]
+            yield done.pop(index)
     finally:
-        _ANALYSE = None
+        if helpers is not None:
+            helpers.close()
+
+
+class Helpers:
+    """Forked worker processes, each sent its whole list of jobs at once (so this process never writes to a
+    worker that may be waiting to write), answering ``CHUNK`` jobs at a time as ``(index, Outcome)``
+    pairs; this process reads the answers as they come (``collect``) and puts them in order."""
+
+    def __init__(self, count: int, analyse: Callable[[Job], Outcome]) -> None:
+        import multiprocessing
+
+        _pickle_rules_by_id()
+        context = multiprocessing.get_context("fork")
+        self.connections = []
+        self.processes = []
+        for _ in range(count):
+            parent, child = context.Pipe()
+            process = context.Process(target=_serve, args=(child, analyse), daemon=True)
+            process.start()
+            child.close()
+            self.connections.append(parent)
+            self.processes.append(process)
+        self.open = list(self.connections)
+
+    def start(self, remote: list[tuple[int, Job]]) -> None:
+        """Deal ``remote`` (index, job) out to the workers, ``CHUNK`` jobs at a time in turn."""
+        parts: list[list[tuple[int, Job]]] = [[] for _ in self.connections]
+        for start in range(0, len(remote), CHUNK):
+            parts[(start // CHUNK) % len(parts)] += remote[start:start + CHUNK]
+        for connection, part in zip(self.connections, parts):
+            connection.send(("analyse", part))
+
+    def collect(self, done: dict[int, Outcome], block: bool) -> None:
+        """Read the answers that are there (``block``: wait for one at least) into ``done``."""
+        from multiprocessing.connection import wait
+
+        ready = wait(self.open, None if block else 0)
+        for connection in ready:
+            kind, answer = _receive(connection)
+            if kind == "done":
+                self.open.remove(connection)
+                continue
+            for index, outcome in answer:
+                done[index] = outcome
+        if block and not ready:
+            raise RuntimeError("qlint worker processes stopped before answering")
+
+    def close(self) -> None:
+        for connection in self.connections:
+            connection.close()
+        for process in self.processes:
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+
+def _receive(connection) -> tuple[str, Any]:
+    try:
+        kind, answer = connection.recv()
+    except EOFError:
+        raise RuntimeError("a qlint worker process stopped") from None
+    if kind == "error":
+        raise RuntimeError(f"a qlint worker process failed:\n{answer}")
+    return kind, answer
+
+
+def _serve(connection, analyse: Callable[[Job], Outcome]) -> None:
+    """A worker: analyse the jobs it is sent, ``CHUNK`` answers a message, then say it is done and stop
+    (``os._exit``: nothing this process inherited is flushed or cleaned up twice)."""
+    _ignore_interrupts()
+    try:
+        _, jobs = connection.recv()
+        for start in range(0, len(jobs), CHUNK):
+            connection.send(("ok", [(index, analyse(job)) for index, job in jobs[start:start + CHUNK]]))
+        connection.send(("done", None))
+    except BaseException:  # the parent raises it
+        import traceback
+
+        try:
+            connection.send(("error", traceback.format_exc()))
+        except BaseException:
+            pass
+        os._exit(1)
+    connection.close()
+    os._exit(0)
 
 
 def _can_fork() -> bool:
@@ -243,11 +363,6 @@ def _ignore_interrupts() -> None:
     import signal  # in a worker only: a run in one process does not load it
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _run(job: Job) -> Outcome:
-    assert _ANALYSE is not None
-    return _ANALYSE(job)
 
 
 @lru_cache(maxsize=1)

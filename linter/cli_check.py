@@ -12,7 +12,7 @@ import sys
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
-from qlint.linter.batch import Job, Outcome, Retained, Spool, analyse_all, counted, forks, settle, slim
+from qlint.linter.batch import Job, Outcome, Retained, Spool, analyse_all, counted, forks, may_link, settle, slim
 from qlint.linter.cli_report import report_findings, report_notes, streams
 from qlint.record import record
 
@@ -127,9 +127,20 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
             item.effective = item.policy = None
         return Outcome(item, errors, settled)
 
+    def here(job: Job) -> bool:
+        """Whether ``job`` is analysed in this process when workers help: a file that may join others
+        (kept for the deployment pass, plan and all), not one settled alone."""
+        if not job.alone or prepared[job.path][0].deployments:
+            return True
+        try:
+            with open(job.path, "rb") as handle:
+                return may_link(handle.read())
+        except OSError:  # the worker that reads it reports it
+            return False
+
     retained = Retained()
     spool = Spool()
-    for job, outcome in zip(jobs, analyse_all(jobs, one, parallel)):
+    for job, outcome in zip(jobs, analyse_all(jobs, one, parallel, here)):
         retained.kept()
         for notice, line in outcome.errors:
             notices.append(notice)

@@ -61,12 +61,57 @@ def _batch_of(count: int) -> list[str]:
 
 @pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
 def test_parallel_output_is_the_serial_output(output, monkeypatch):
+    """Files that may join others analysed in this process, the others in a worker: the output is the
+    one-process output byte for byte, and both places analysed files."""
     monkeypatch.setenv("QLINT_WORKERS", "2")
     assert batch.workers() == 2
+    dealt = []
+    start = batch.Helpers.start
+    monkeypatch.setattr(batch.Helpers, "start", lambda self, remote: dealt.append(len(remote)) or start(self, remote))
     files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
     parallel = _run(["--format", output, *files])
+    assert dealt and 0 < dealt[0] < len(files)
     monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
     assert _run(["--format", output, *files]) == parallel
+
+
+def test_three_workers_and_files_that_join_others_in_workers(monkeypatch):
+    """Two worker processes, also analysing files that join others (their plans travel back): still the
+    one-process output."""
+    files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
+    monkeypatch.setenv("QLINT_WORKERS", "3")
+    three = [_run(["--format", output, *files]) for output in ("text", "json")]
+    monkeypatch.setattr(cli_check, "may_link", lambda data: False)
+    everything = [_run(["--format", output, *files]) for output in ("text", "json")]
+    monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
+    serial = [_run(["--format", output, *files]) for output in ("text", "json")]
+    assert three == everything == serial
+
+
+def _linkable_inputs():
+    from qlint import testing
+
+    yield from ((path, Path(path).read_bytes()) for path in sorted(map(str, FIXTURES.rglob("*.sh"))))
+    configs = testing.all_configs()
+    for config in configs[::max(1, len(configs) // 300)]:
+        yield "generated.sh", testing.render(config).script.encode()
+
+
+def test_may_link_is_never_wrong_the_other_way():
+    """A file batch.may_link says no to cannot share a deployment with another file (grouping.may_join of
+    its plan is false), over every fixture and generated scripts across the knowledge; and it says yes to
+    files that do."""
+    from qlint.knowledge.base import load
+    from qlint.linter.grouping import links, may_join
+
+    kb = load()
+    joined = 0
+    for path, data in _linkable_inputs():
+        result = lint_module.lint_bytes(path, data, kb=kb)
+        if result.plan is not None and may_join(links(result.plan)):
+            joined += 1
+            assert batch.may_link(data), path
+    assert joined > 50
 
 
 def test_settling_alone_changes_nothing(serial, monkeypatch, tmp_path):
