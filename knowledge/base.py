@@ -62,6 +62,11 @@ DATA_FILES = (
 )
 
 
+KEYED = {"behaviours": "name", "env_vars": "name", "faqs": "id"}
+"""The fields the compiled form can read one record of (field -> the attribute naming a record):
+``KnowledgeBase.behaviour``, ``env_var`` and ``faq``."""
+
+
 class Record(SimpleNamespace):
     """A validated knowledge record: the pydantic model's fields as plain attributes.
 
@@ -437,10 +442,24 @@ class KnowledgeBase:
 
     def behaviour(self, name: str) -> Behaviour:
         """The behaviour record called ``name``; KeyError (naming it) for an unknown name."""
-        try:
-            return self.behaviour_index[name]
-        except KeyError:
-            raise KeyError(f"no behaviour {name!r} in behaviours.toml") from None
+        found = self._keyed("behaviours", "behaviour_index", name)
+        if found is None:
+            raise KeyError(f"no behaviour {name!r} in behaviours.toml")
+        return found
+
+    def _keyed(self, field: str, index: str, key: str) -> Any:
+        """``getattr(self, index).get(key)``; while ``field`` is not decoded, the one record read alone
+        from the compiled form (a lint asks for a few of the behaviours, environment variables, FAQs)."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and field not in state and index not in state:
+            from qlint.knowledge.compiled import Damaged
+
+            try:
+                return source.record(field, key)
+            except Damaged:
+                pass  # the whole field, then
+        return getattr(self, index).get(key)
 
     def holds(self, name: str, tag: str) -> bool:
         """True when behaviour ``name`` holds at the known release ``tag``.
@@ -486,9 +505,17 @@ class KnowledgeBase:
     def env_index(self) -> dict[str, EnvVar]:
         return {item.name: item for item in self.env_vars}
 
+    def env_var(self, name: str) -> EnvVar | None:
+        """The record of environment variable ``name`` (``env_index.get(name)``), None for an unknown one."""
+        return self._keyed("env_vars", "env_index", name)
+
     @cached_property
     def faq_index(self) -> dict[str, FaqEntry]:
         return {item.id: item for item in self.faqs}
+
+    def faq(self, faq_id: str) -> FaqEntry | None:
+        """The FAQ entry ``faq_id`` (``faq_index.get(faq_id)``), None for an unknown id."""
+        return self._keyed("faqs", "faq_index", faq_id)
 
     def recipes_for(self, model_id: str, hardware_id: str) -> list[Recipe]:
         return [r for r in self.recipes if r.model == model_id and r.hardware == hardware_id]
@@ -648,15 +675,31 @@ class _Lazy:
     def __init__(self, shipped: compiled.Compiled) -> None:
         self.shipped = shipped
         self.validated: dict[str, list[Record]] | None = None
+        self.records: dict[str, dict[str, tuple[int, Record]]] = {}  # field -> key -> (position, record)
         shipped.fallback = self.from_data_files
 
     def field(self, name: str) -> list[Record]:
         from qlint.knowledge.compiled import Damaged
 
         try:
-            return self.shipped.field(name)
+            records = self.shipped.field(name)
         except Damaged:
             return self.from_data_files()[name]
+        for position, record in self.records.get(name, {}).values():
+            records[position] = record  # the one already handed out
+        return records
+
+    def record(self, name: str, key: str) -> Record | None:
+        """The record of field ``name`` named ``key``, decoded alone (``compiled.Compiled.record``); None
+        when there is none. Raises compiled.Damaged."""
+        known = self.records.setdefault(name, {})
+        found = known.get(key) if isinstance(key, str) else None
+        if found is None:
+            found = self.shipped.record(name, key)
+            if found is None:
+                return None
+            known[key] = found
+        return found[1]
 
     def from_data_files(self) -> dict[str, list[Record]]:
         if self.validated is None:
@@ -668,7 +711,7 @@ def _lazy(shipped: compiled.Compiled) -> KnowledgeBase:
     """A knowledge base whose fields are read from ``shipped`` when first used. The cross-file checks of
     ``_assemble`` ran when it was written (``write_shipped``) on the data files it was built from."""
     base = KnowledgeBase.__new__(KnowledgeBase)
-    base._source = _Lazy(shipped)
+    base.__dict__["_source"] = _Lazy(shipped)  # not a field: KnowledgeBase.__getattr__ reads it
     return base
 
 
@@ -695,7 +738,7 @@ def _write_cache(digest: str, fields: dict[str, list[Record]]) -> None:
     import tempfile
 
     try:
-        blob = compiled.dumps(digest, fields, Record)
+        blob = compiled.dumps(digest, fields, Record, keyed=KEYED)
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".knowledge-", suffix=".tmp",
                                          delete=False) as handle:  # created with mode 0600
@@ -723,7 +766,7 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     _assemble(fields)  # the same checks as a load
     knowledge = folder / SHIPPED
     stamps = {filename: _stamp(blobs[filename]) for _, filename, _, _ in DATA_FILES}
-    knowledge.write_bytes(compiled.dumps(digest, fields, Record, stamps, __version__) + b"\n")
+    knowledge.write_bytes(compiled.dumps(digest, fields, Record, stamps, __version__, KEYED) + b"\n")
     validated = folder / releases.SHIPPED_VALIDATED
     validated.write_bytes(releases.validated_releases())
     releases.write_layouts(str(folder))  # knowledge/data/layout/ (tests/test_release_facts.py checks them)
@@ -742,8 +785,9 @@ def load() -> KnowledgeBase:
     message names the file and the field path).
     """
     shipped = _shipped()
-    if _current(shipped) is not None:
-        return _lazy(shipped)
+    current = _current(shipped)
+    if current is not None:
+        return _lazy(current)
     # a data file changed since the shipped form was built (or none is shipped, or it is damaged)
     blobs, digest = _blobs_and_digest()
     fields: dict[str, list[Record]] | None = None

@@ -12,9 +12,12 @@ ignored, never run code.
 Layout (one JSON document, read in parts): the first line is ``{"head":HEAD,`` where HEAD holds
 ``format``, ``digest``, maybe ``stamps`` and ``version``, the length of the rest of the file (``size``) and
 where each field's records and each bilingual text are in it (``fields``: name -> [start, end], byte
-offsets counted from the start of the second line). The rest is ``"fields":{name:[records],...},"texts":[...]}``:
-a field is decoded when it is first used (:meth:`Compiled.field`) and a bilingual Text when its ``en`` or
-``zh`` is (a lint reports few of them), so a lint reads a small part of the file. The record segments
+offsets counted from the start of the second line), and of some fields where a table of their records is
+(``keys``: name -> [start, end, attribute]). The rest is
+``"fields":{name:[records],...},"keys":{name:{key:[start,end,position]},...},"texts":[...]}``:
+a field is decoded when it is first used (:meth:`Compiled.field`), a record of a field with a table when
+it is looked up by name (:meth:`Compiled.record`), and a bilingual Text when its ``en`` or ``zh`` is (a
+lint reports few of them), so a lint reads a small part of the file. The record segments
 are ASCII (their JSON scans faster); the texts, one a line, are UTF-8.
 
 Encoding: a record is a JSON object, its fields sorted; a Text ``{"\\u0000y": [start, end]}`` (where its
@@ -83,19 +86,43 @@ def encode(value: Any, record_type: type) -> Any:
     return _Writer(record_type).encode(value)
 
 
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
 def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
-          stamps: dict[str, list[int]] | None = None, version: str | None = None) -> bytes:
+          stamps: dict[str, list[int]] | None = None, version: str | None = None,
+          keyed: dict[str, str] | None = None) -> bytes:
     """The compiled form of ``fields`` (KnowledgeBase field -> records) built from data with ``digest``;
     ``stamps`` (data file -> [size, CRC-32]) and the qlint ``version`` let a run check that the form is
-    current without hashing the data files (see ``qlint.knowledge.base.load``)."""
-    writer = _Writer(record_type)
-    segments = {name: json.dumps(writer.encode(fields[name]), separators=(",", ":")).encode("ascii")
-                for name in sorted(fields)}
-    body, layout = bytearray(b'"fields":{'), {}
+    current without hashing the data files (see ``qlint.knowledge.base.load``). For a field of ``keyed``
+    (field -> the attribute that names a record), a table of where each record is lets a run decode one
+    record alone (:meth:`Compiled.record`); a name held twice is the last record's, as in a dict."""
+    writer, keyed = _Writer(record_type), keyed or {}
+    segments: dict[str, bytes] = {}
+    tables: dict[str, bytes] = {}
+    for name in sorted(fields):
+        parts = [_compact(writer.encode(item)) for item in fields[name]]
+        segments[name] = b"[" + b",".join(parts) + b"]"  # what json.dumps of the list writes
+        if name in keyed:
+            where: dict[str, list[int]] = {}
+            at = 1
+            for position, (item, part) in enumerate(zip(fields[name], parts)):
+                where[getattr(item, keyed[name])] = [at, at + len(part), position]
+                at += len(part) + 1
+            tables[name] = _compact(where)
+    body = bytearray(b'"fields":{')
+    layout: dict[str, list[int]] = {}
+    keys: dict[str, list[Any]] = {}
     for index, (name, segment) in enumerate(segments.items()):
         body += b'\n"' + name.encode("ascii") + b'":'
         layout[name] = [len(body), len(body) + len(segment)]
         body += segment + (b"," if index < len(segments) - 1 else b"")
+    body += b'},\n"keys":{'
+    for index, (name, table) in enumerate(tables.items()):
+        body += b'\n"' + name.encode("ascii") + b'":'
+        keys[name] = [len(body), len(body) + len(table), keyed[name]]
+        body += table + (b"," if index < len(tables) - 1 else b"")
     body += b'},\n"texts":[\n'
     first = len(body)
     for text in writer.texts:
@@ -103,8 +130,8 @@ def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
     if writer.texts:
         del body[-2]  # no comma after the last text
     body += b"]}"
-    head: dict[str, Any] = {"format": FORMAT, "digest": digest, "fields": layout, "size": len(body),
-                            "texts": first}
+    head: dict[str, Any] = {"format": FORMAT, "digest": digest, "fields": layout, "keys": keys,
+                            "size": len(body), "texts": first}
     if stamps is not None:
         head["stamps"] = stamps
         head["version"] = version
@@ -122,6 +149,8 @@ class Compiled:
         self.version = head.get("version")
         self.stamps = head.get("stamps")
         self.layout: dict[str, Any] = head["fields"]
+        self.keys: dict[str, Any] = head.get("keys") or {}
+        self._tables: dict[str, tuple[dict[str, Any], str]] = {}
         self.texts_at: int = head["texts"]
         self.fallback: Callable[[], dict[str, list[Any]]] | None = None
         """Where the records come from when a part is damaged (set by ``qlint.knowledge.base``): the
@@ -164,6 +193,36 @@ class Compiled:
         if not isinstance(value, list) or not all(isinstance(item, self.record_type) for item in value):
             raise Damaged(f"compiled knowledge: field {name!r} is not a list of records")
         return value
+
+    def record(self, name: str, key: str) -> tuple[int, Any] | None:
+        """``(position, record)`` of the record of field ``name`` named ``key`` (see ``dumps``), decoded
+        alone; None when no record is named so. Damaged when the field has no table of where its records
+        are, or a part does not decode to what the table says."""
+        found = self._tables.get(name)
+        if found is None:
+            where = self.keys.get(name)
+            try:
+                begin, end, attribute = where  # type: ignore[misc]
+                table = json.loads(self.data[self.start + begin:self.start + end])
+            except (ValueError, TypeError, RecursionError) as error:
+                raise Damaged(f"compiled knowledge: the table of field {name!r}: {error}") from None
+            if not isinstance(table, dict) or not isinstance(attribute, str):
+                raise Damaged(f"compiled knowledge: the table of field {name!r}")
+            found = self._tables[name] = (table, attribute)
+        table, attribute = found
+        where = table.get(key) if isinstance(key, str) else None
+        if where is None:
+            return None
+        try:
+            begin, end, position = where
+            at = self.start + self.layout[name][0]
+            value = self._decoder.decode(self.data[at + begin:at + end].decode("ascii"))
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError) as error:
+            raise Damaged(f"compiled knowledge: record {key!r} of field {name!r}: {error}") from None
+        if not isinstance(value, self.record_type) or getattr(value, attribute, None) != key \
+                or not isinstance(position, int):
+            raise Damaged(f"compiled knowledge: record {key!r} of field {name!r} is not where its table says")
+        return position, value
 
     def fields(self) -> dict[str, list[Any]]:
         """The records of every field, texts decoded; Damaged when a part is."""

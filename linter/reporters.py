@@ -26,7 +26,7 @@ def faq_url(kb: KnowledgeBase, faq_id: str | None) -> str | None:
     """The public URL of a FAQ id, or None."""
     if faq_id is None:
         return None
-    entry = kb.faq_index.get(faq_id)
+    entry = kb.faq(faq_id)
     return entry.url if entry is not None else None
 
 

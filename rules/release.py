@@ -254,7 +254,7 @@ def stale_env(scope: Scope):
             if not setting.exported or key in seen:
                 continue
             seen.add(key)
-            record = scope.kb.env_index.get(setting.name)
+            record = scope.kb.env_var(setting.name)
             if record is None:
                 continue
             current = _paired_vllm(scope, tag) if record.owner == "vllm" else parse_version(tag)

@@ -252,13 +252,15 @@ def test_the_shipped_form_is_decoded_field_by_field_when_used(data_copy):
     assert kb.match_model("Qwen/Qwen3.6-27B").model.id == "Qwen3.6-27B"
 
 
-def _damage(folder: Path, name: str, inside: bytes) -> None:
+def _damage(folder: Path, name: str, inside: bytes, within: list[int] | None = None) -> None:
     """Replace, in the compiled form of ``folder``, a run of bytes within the part ``name`` (a field, or
-    ``texts``) that includes ``inside``, by as many bytes that are not JSON."""
+    ``texts``; ``within``: those offsets) that includes ``inside``, by as many bytes that are not JSON."""
     path = folder / base.SHIPPED
     data = path.read_bytes()
     found = compiled.open_compiled(data, base.Record)
-    if name == "texts":
+    if within is not None:
+        begin, end = (found.start + offset for offset in within)
+    elif name == "texts":
         begin, end = found.start + found.texts_at, len(data)
     else:
         begin, end = (found.start + offset for offset in found.layout[name])
@@ -300,3 +302,40 @@ def test_a_truncated_shipped_form_is_not_read(data_copy, cut):
     assert compiled.open_compiled(path.read_bytes(), base.Record) is None
     kb = base.load()
     assert validated == [1] and kb.model("Qwen3.6-27B").id == "Qwen3.6-27B"
+
+
+def test_a_behaviour_an_environment_variable_or_a_faq_is_read_alone(data_copy):
+    """Looked up by name before its field is decoded, one record is decoded alone: the same record the
+    index gives (and the same object once the field is decoded); unknown names are None (KeyError)."""
+    folder, validated = data_copy
+    kb = base.load()
+    eager = base._build(base._blobs_and_digest()[0])
+    behaviour = kb.behaviour("gdn_attention_on_310p")
+    assert kb.env_var("VLLM_USE_MODELSCOPE") == eager.env_index["VLLM_USE_MODELSCOPE"]
+    faq = kb.faq(eager.faqs[3].id)
+    assert kb.env_var("NO_SUCH_VARIABLE") is None and kb.faq("no-such-faq") is None
+    with pytest.raises(KeyError, match="no behaviour 'no_such'"):
+        kb.behaviour("no_such")
+    assert _decoded(kb) == []
+    assert behaviour == eager.behaviour("gdn_attention_on_310p") and faq == eager.faqs[3]
+    assert kb.behaviour_index["gdn_attention_on_310p"] is behaviour and kb.faqs[3] is faq
+    assert _decoded(kb) == ["behaviours", "faqs"]
+    for name, attribute in base.KEYED.items():
+        base.load.cache_clear()
+        alone = base.load()
+        for record in getattr(eager, name):
+            key = getattr(record, attribute)
+            found = {"behaviours": alone.behaviour, "env_vars": alone.env_var, "faqs": alone.faq}[name](key)
+            assert found == {"behaviours": eager.behaviour_index, "env_vars": eager.env_index,
+                             "faqs": eager.faq_index}[name][key]
+        assert _decoded(alone) == []
+
+
+def test_a_damaged_table_of_records_is_not_used(data_copy):
+    folder, validated = data_copy
+    data = (folder / base.SHIPPED).read_bytes()
+    table = compiled.open_compiled(data, base.Record).keys["env_vars"]
+    _damage(folder, "keys", b'"VLLM_USE_MODELSCOPE"', within=table[:2])
+    kb = base.load()
+    assert kb.env_var("VLLM_USE_MODELSCOPE").name == "VLLM_USE_MODELSCOPE"
+    assert _decoded(kb) == ["env_vars"] and validated == []  # read from the whole field instead
