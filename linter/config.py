@@ -146,7 +146,7 @@ def _may_have_qlint_table(text: str) -> bool:
         return True  # a quoted key may spell tool or qlint with escapes
     if "qlint" not in text:
         return False
-    lines = [line.translate(_KEY_NOISE) for line in text.split("\n")]
+    lines = text.translate(_KEY_NOISE).split("\n")  # (one translate: each call builds its own table cache)
     under_tool = any(line == "[tool]" or line.startswith("[tool]#") for line in lines)
     for line in lines:
         if line.startswith(("[tool.qlint", "[[tool.qlint", "tool.qlint")):

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import os
 
-from qlint.linter.ray_cluster import DEFAULT_PORT, RayNode, starts
-from qlint.rules.plan import LauncherCommand, LaunchPlan, ProxyCommand
+from qlint.rules.plan import LauncherCommand, LaunchPlan, ProxyCommand, RayStartCommand
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from qlint.linter.ray_cluster import RayNode
 
 _LOCAL = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", ""})
 
@@ -30,7 +33,12 @@ def _text(value) -> str | None:
 
 
 def ray_nodes(plan: LaunchPlan) -> list[RayNode]:
-    return [RayNode(plan, start) for start in starts(plan)]
+    started = [command for command in plan.commands if isinstance(command, RayStartCommand)]
+    if not started:
+        return []  # (linter.ray_cluster is imported for a script that starts Ray)
+    from qlint.linter.ray_cluster import RayNode
+
+    return [RayNode(plan, start) for start in started]
 
 
 def offers(plan: LaunchPlan) -> set[tuple]:
@@ -97,7 +105,10 @@ def wants(plan: LaunchPlan) -> set[tuple]:
                     tokens.add(("port", port) if host is None or host in _LOCAL else ("endpoint", host, port))
         elif isinstance(command, LauncherCommand):
             tokens.add(("dp-template",))
-    for node in ray_nodes(plan):
+    nodes = ray_nodes(plan)
+    if nodes:
+        from qlint.linter.ray_cluster import DEFAULT_PORT
+    for node in nodes:
         _, ray_port, written = node.target()
         if not node.head and (ray_port is not None or not written):
             tokens.add(("ray-head", ray_port if ray_port is not None else DEFAULT_PORT))

@@ -23,11 +23,10 @@ deployment pass (``linter/deployment.py``) builds it once; the cross-node rules 
 
 from __future__ import annotations
 
-from qlint.linter.ray_cluster import clusters, ray_instance
 from qlint.linter.topology import Engine, Instance, Launch, Proxy, Share, Topology
 from qlint.rules import kit
 from qlint.rules.graph import Scope, serve_scopes
-from qlint.rules.plan import LauncherCommand, ProxyCommand, ServeCommand, Value
+from qlint.rules.plan import LauncherCommand, ProxyCommand, RayStartCommand, ServeCommand, Value
 
 ROLES = {"kv_producer": "prefill", "kv_consumer": "decode"}
 DEFAULT_RPC_PORT = "29550"
@@ -199,8 +198,13 @@ def read_topology(scope: Scope, npus_per_node: int = 0) -> Topology:
         instances.append(instance)
     instances.sort(key=lambda i: min(s.engine.order for s in i.shares if s.engine is not None))
     topology = Topology(instances, npus_per_node)
-    topology.ray = clusters(scope.deployment)
-    _ray_instances(topology)
+    if any(isinstance(command, RayStartCommand) for plan in scope.deployment for command in plan.commands):
+        from qlint.linter.ray_cluster import clusters  # (only for a deployment that starts Ray)
+
+        topology.ray = clusters(scope.deployment)
+        _ray_instances(topology)
+    else:
+        topology.ray = []  # what clusters() gives when no script starts Ray
     for plan in scope.deployment:
         for command in plan.commands:
             if isinstance(command, ProxyCommand):
@@ -270,6 +274,8 @@ def launch_groups(launchers: list[Share]) -> list[Instance]:
 
 def _ray_instances(topology: Topology) -> None:
     """A Ray-backed engine on a cluster with a head: its instance becomes a ``ray`` one, one share per node."""
+    from qlint.linter.ray_cluster import ray_instance
+
     placed = {id(found.serve): cluster for cluster in topology.ray if cluster.head is not None
               for found in cluster.serves}
     for index, instance in enumerate(topology.instances):

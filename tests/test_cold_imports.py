@@ -23,6 +23,8 @@ NEVER = ("typing", "packaging", "tomllib", "urllib", "pathlib", "click", "pydant
 """Not loaded by a run over plain files (nor any of their submodules)."""
 NOT_FOR_SHELL = ("bisect", "math", "yaml", "markdown_it")
 """Not loaded for a shell script either (PyYAML itself imports math, for YAML)."""
+NOT_FOR_THE_EXAMPLE = ("qlint.linter.ray_cluster",)
+"""Not loaded for a deployment that starts no Ray cluster (the bundled example)."""
 PACKAGES = ("tree_sitter", "tree_sitter_bash")
 """Packages whose ``__init__`` is not run (that of tree_sitter imports typing): qlint loads their
 compiled ``_binding`` modules alone."""
@@ -86,6 +88,7 @@ def test_linting_a_shell_script_loads_only_what_it_uses(layout):
     assert {"qlint.linter.lint", "tree_sitter._binding", "tree_sitter_bash._binding", "json"} <= modules
     assert present(modules, NEVER) == []
     assert present(modules, NOT_FOR_SHELL) == []
+    assert present(modules, NOT_FOR_THE_EXAMPLE) == []
     assert [name for name in PACKAGES if name in modules] == []
 
 
