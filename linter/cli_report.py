@@ -31,22 +31,25 @@ def report_group(results, kb, *, show_suppressed, color, lang="en"):
 def report_notes(results, output_format, *, quiet, lang="en"):
     """The notes on stderr that come before the findings (assumed release, files without an engine,
     unknown hardware)."""
+    shown = not quiet and output_format in ("text", "github")
+    assumed = sorted({r.assumed_version for r in results if r.assumed_version}) if shown else []
+    # an unknown release: said once per run, whatever the format (stderr)
+    releases = [] if quiet else list(dict.fromkeys(r.release_note.get(lang) for r in results if r.release_note))
+    engineless = [result for result in results if result.found and result.error is None] if shown else []
+    unknown = [result.path for result in results if result.hardware_unknown] if shown else []
+    if not (assumed or releases or engineless or unknown):
+        return  # nothing to say (most runs): the notes' module is not imported
     from qlint.linter.notes import assumed_release, no_engine, no_hardware, note_label
 
     label = note_label(lang)
-    assumed = sorted({r.assumed_version for r in results if r.assumed_version})
-    if assumed and not quiet and output_format in ("text", "github"):
+    if assumed:
         echo(f"{label}: {assumed_release(assumed[0]).get(lang)}", err=True)
-    if not quiet:  # an unknown release: said once per run, whatever the format (stderr)
-        for note in dict.fromkeys(r.release_note.get(lang) for r in results if r.release_note):
-            echo(f"{label}: {note}", err=True)
-    if not quiet and output_format in ("text", "github"):
-        for result in results:
-            if result.found and result.error is None:
-                echo(f"{label}: {no_engine(result.path, result.found).get(lang)}", err=True)
-        unknown = [result.path for result in results if result.hardware_unknown]
-        if unknown:
-            echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
+    for note in releases:
+        echo(f"{label}: {note}", err=True)
+    for result in engineless:
+        echo(f"{label}: {no_engine(result.path, result.found).get(lang)}", err=True)
+    if unknown:
+        echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
 
 
 def report_findings(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en",
