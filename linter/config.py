@@ -146,15 +146,21 @@ def _may_have_qlint_table(text: str) -> bool:
         return True  # a quoted key may spell tool or qlint with escapes
     if "qlint" not in text:
         return False
-    lines = text.translate(_KEY_NOISE).split("\n")  # (one translate: each call builds its own table cache)
-    under_tool = any(line == "[tool]" or line.startswith("[tool]#") for line in lines)
-    for line in lines:
+    # the lines, quotes and blanks dropped, between newlines (one translate: a call per line built its
+    # character cache each time); only a line naming qlint can say yes, so only those are looked at
+    lines = f"\n{text.translate(_KEY_NOISE)}\n"
+    under_tool = "\n[tool]\n" in lines or "\n[tool]#" in lines
+    at = lines.find("qlint")
+    while at >= 0:
+        end = lines.find("\n", at)
+        line = lines[lines.rfind("\n", 0, at) + 1 : end]
         if line.startswith(("[tool.qlint", "[[tool.qlint", "tool.qlint")):
             return True
-        if line.startswith("tool=") and "qlint" in line:
-            return True
+        if line.startswith("tool="):
+            return True  # (it names qlint)
         if under_tool and line.startswith("qlint") and line[5:6] in (".", "="):
             return True
+        at = lines.find("qlint", end)
     return False
 
 

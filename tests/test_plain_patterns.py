@@ -157,3 +157,34 @@ def test_a_cold_run_of_the_example_compiles_no_pattern_of_the_check_path():
     line = next(line for line in done.stdout.splitlines() if line.startswith("COMPILED "))
     compiled = set(line.split()[1:])
     assert compiled <= STILL_COMPILING, compiled
+
+
+def _may_have_qlint_table_line_by_line(text: str) -> bool:
+    """``config._may_have_qlint_table`` as it was written: every line translated and tested in turn."""
+    from qlint.linter.config import _KEY_NOISE
+
+    if "\\u" in text or "\\U" in text:
+        return True
+    if "qlint" not in text:
+        return False
+    lines = [line.translate(_KEY_NOISE) for line in text.split("\n")]
+    under_tool = any(line == "[tool]" or line.startswith("[tool]#") for line in lines)
+    for line in lines:
+        if line.startswith(("[tool.qlint", "[[tool.qlint", "tool.qlint")):
+            return True
+        if line.startswith("tool=") and "qlint" in line:
+            return True
+        if under_tool and line.startswith("qlint") and line[5:6] in (".", "="):
+            return True
+    return False
+
+
+@settings(max_examples=3000, deadline=None)
+@given(texts("[tool]", "[tool]#x", "[tool.qlint]", "[[tool.qlint", "tool.qlint", "tool", "tool=", "qlint", "qlint.",
+             "qlint=", "qlintx", "[", "]", "=", "#", "\n", " ", "\t", '"', "'", "x", "\\u", size=16,
+             near=('[tool]\nqlint = {hardware = "a3"}\n', '[tool.setuptools]\npackages = ["qlint"]\n',
+                   'tool = { qlint = {} }\n', '[ "tool" . qlint ]\n', '[tool] # c\n"qlint".x = 1\n')))
+def test_a_pyproject_may_have_the_qlint_table_as_the_line_by_line_reading_says(text):
+    from qlint.linter.config import _may_have_qlint_table
+
+    assert _may_have_qlint_table(text) == _may_have_qlint_table_line_by_line(text)
