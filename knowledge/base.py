@@ -62,9 +62,9 @@ DATA_FILES = (
 )
 
 
-KEYED = {"behaviours": "name", "env_vars": "name", "faqs": "id"}
+KEYED = {"behaviours": "name", "env_vars": "name", "faqs": "id", "models": "id"}
 """The fields the compiled form can read one record of (field -> the attribute naming a record):
-``KnowledgeBase.behaviour``, ``env_var`` and ``faq``."""
+``KnowledgeBase.behaviour``, ``env_var``, ``faq``, and the models a name resolves to (``_alias``)."""
 
 
 class Record(SimpleNamespace):
@@ -297,9 +297,9 @@ class KnowledgeBase:
         lowered = reference.lower()
         base = _basename(reference)
         for key in (lowered, base):
-            if key in self._alias_index:
-                model, variant = self._alias_index[key]
-                return ModelMatch(model, variant, reference)
+            found = self._alias(key)
+            if found is not None:
+                return ModelMatch(found[0], found[1], reference)
         candidates = [m for m in self.models if base.startswith(m.id.lower())]
         if not candidates:  # spelled without dashes or with _ for .: GLM5-w8a8, Qwen3_6-27B
             squeezed = _squeeze(base)
@@ -311,8 +311,22 @@ class KnowledgeBase:
 
     def model_by_name(self, name: str) -> ModelMatch | None:
         """A model named exactly: a model id or a checkpoint name / alias (case-insensitive), no prefixes."""
-        found = self._alias_index.get(name.strip().lower())
+        found = self._alias(name.strip().lower())
         return ModelMatch(found[0], found[1], name) if found is not None else None
+
+    def _alias(self, key: str) -> tuple[Model, ModelVariant | None] | None:
+        """``_alias_index.get(key)``; while the models are not decoded, the one model read alone from the
+        compiled form (a script names one or two)."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and "models" not in state and "_alias_index" not in state:
+            from qlint.knowledge.compiled import Damaged
+
+            try:
+                return source.alias(key)
+            except Damaged:
+                pass  # the whole field, then
+        return self._alias_index.get(key)
 
     def pick_variant(self, model: Model, reference: str) -> ModelVariant | None:
         """The variant of ``model`` whose weight format (from the name, BF16 without a
@@ -701,10 +715,43 @@ class _Lazy:
             known[key] = found
         return found[1]
 
+    def alias(self, key: str) -> tuple[Record, Record | None] | None:
+        """``(model, variant)`` a lower-case model name resolves to (``_alias_index``), the model decoded
+        alone; None for a name of none. Raises compiled.Damaged."""
+        from qlint.knowledge.compiled import Damaged
+
+        found = self.shipped.table(ALIASES).get(key) if isinstance(key, str) else None
+        if found is None:
+            return None
+        try:
+            model_id, position = found
+            model = self.record("models", model_id)
+            return model, (model.variants[position] if position >= 0 else None)
+        except (TypeError, ValueError, AttributeError, IndexError) as error:
+            raise Damaged(f"compiled knowledge: model alias {key!r}: {error}") from None
+
     def from_data_files(self) -> dict[str, list[Record]]:
         if self.validated is None:
             self.validated = _validated_fields(_blobs_and_digest()[0])
         return self.validated
+
+
+ALIASES = "model_aliases"
+"""The compiled form's table of the model names (``_alias_index``): lower-case name -> [model id, the
+position of the variant among the model's, -1 for none]."""
+
+
+def _tables(fields: dict[str, list[Record]]) -> dict[str, Any]:
+    """The tables a compiled form carries beside the fields (``compiled.dumps``): the model names, when
+    model ids are unique (else a run builds the index from all models)."""
+    models = fields["models"]
+    if len({model.id for model in models}) != len(models):
+        return {}
+    index: dict[str, tuple[Model, ModelVariant | None]] = {}
+    _index_aliases(models, index)
+    return {ALIASES: {key: [model.id, -1 if variant is None else
+                            next(at for at, item in enumerate(model.variants) if item is variant)]
+                      for key, (model, variant) in index.items()}}
 
 
 def _lazy(shipped: compiled.Compiled) -> KnowledgeBase:
@@ -738,7 +785,7 @@ def _write_cache(digest: str, fields: dict[str, list[Record]]) -> None:
     import tempfile
 
     try:
-        blob = compiled.dumps(digest, fields, Record, keyed=KEYED)
+        blob = compiled.dumps(digest, fields, Record, keyed=KEYED, tables=_tables(fields))
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".knowledge-", suffix=".tmp",
                                          delete=False) as handle:  # created with mode 0600
@@ -766,7 +813,8 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     _assemble(fields)  # the same checks as a load
     knowledge = folder / SHIPPED
     stamps = {filename: _stamp(blobs[filename]) for _, filename, _, _ in DATA_FILES}
-    knowledge.write_bytes(compiled.dumps(digest, fields, Record, stamps, __version__, KEYED) + b"\n")
+    blob = compiled.dumps(digest, fields, Record, stamps, __version__, KEYED, _tables(fields))
+    knowledge.write_bytes(blob + b"\n")
     validated = folder / releases.SHIPPED_VALIDATED
     validated.write_bytes(releases.validated_releases())
     releases.write_layouts(str(folder))  # knowledge/data/layout/ (tests/test_release_facts.py checks them)

@@ -13,8 +13,8 @@ Layout (one JSON document, read in parts): the first line is ``{"head":HEAD,`` w
 ``format``, ``digest``, maybe ``stamps`` and ``version``, the length of the rest of the file (``size``) and
 where each field's records and each bilingual text are in it (``fields``: name -> [start, end], byte
 offsets counted from the start of the second line), and of some fields where a table of their records is
-(``keys``: name -> [start, end, attribute]). The rest is
-``"fields":{name:[records],...},"keys":{name:{key:[start,end,position]},...},"texts":[...]}``:
+(``keys``: name -> [start, end, attribute]), and of plain tables (``tables``). The rest is
+``"fields":{name:[records],...},"keys":{name:{key:[start,end,position]},...},"tables":{...},"texts":[...]}``:
 a field is decoded when it is first used (:meth:`Compiled.field`), a record of a field with a table when
 it is looked up by name (:meth:`Compiled.record`), and a bilingual Text when its ``en`` or ``zh`` is (a
 lint reports few of them), so a lint reads a small part of the file. The record segments
@@ -92,15 +92,16 @@ def _compact(value: Any) -> bytes:
 
 def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
           stamps: dict[str, list[int]] | None = None, version: str | None = None,
-          keyed: dict[str, str] | None = None) -> bytes:
+          keyed: dict[str, str] | None = None, tables: dict[str, Any] | None = None) -> bytes:
     """The compiled form of ``fields`` (KnowledgeBase field -> records) built from data with ``digest``;
     ``stamps`` (data file -> [size, CRC-32]) and the qlint ``version`` let a run check that the form is
     current without hashing the data files (see ``qlint.knowledge.base.load``). For a field of ``keyed``
     (field -> the attribute that names a record), a table of where each record is lets a run decode one
-    record alone (:meth:`Compiled.record`); a name held twice is the last record's, as in a dict."""
+    record alone (:meth:`Compiled.record`); a name held twice is the last record's, as in a dict.
+    ``tables`` (name -> plain JSON data) are written as they are, each read on its own (:meth:`Compiled.table`)."""
     writer, keyed = _Writer(record_type), keyed or {}
     segments: dict[str, bytes] = {}
-    tables: dict[str, bytes] = {}
+    key_tables: dict[str, bytes] = {}
     for name in sorted(fields):
         parts = [_compact(writer.encode(item)) for item in fields[name]]
         segments[name] = b"[" + b",".join(parts) + b"]"  # what json.dumps of the list writes
@@ -110,7 +111,7 @@ def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
             for position, (item, part) in enumerate(zip(fields[name], parts)):
                 where[getattr(item, keyed[name])] = [at, at + len(part), position]
                 at += len(part) + 1
-            tables[name] = _compact(where)
+            key_tables[name] = _compact(where)
     body = bytearray(b'"fields":{')
     layout: dict[str, list[int]] = {}
     keys: dict[str, list[Any]] = {}
@@ -119,10 +120,17 @@ def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
         layout[name] = [len(body), len(body) + len(segment)]
         body += segment + (b"," if index < len(segments) - 1 else b"")
     body += b'},\n"keys":{'
-    for index, (name, table) in enumerate(tables.items()):
+    for index, (name, table) in enumerate(key_tables.items()):
         body += b'\n"' + name.encode("ascii") + b'":'
         keys[name] = [len(body), len(body) + len(table), keyed[name]]
-        body += table + (b"," if index < len(tables) - 1 else b"")
+        body += table + (b"," if index < len(key_tables) - 1 else b"")
+    body += b'},\n"tables":{'
+    placed: dict[str, list[int]] = {}
+    for index, (name, value) in enumerate(sorted((tables or {}).items())):
+        encoded = _compact(value)
+        body += b'\n"' + name.encode("ascii") + b'":'
+        placed[name] = [len(body), len(body) + len(encoded)]
+        body += encoded + (b"," if index < len(tables or {}) - 1 else b"")
     body += b'},\n"texts":[\n'
     first = len(body)
     for text in writer.texts:
@@ -131,7 +139,7 @@ def dumps(digest: str, fields: dict[str, list[Any]], record_type: type,
         del body[-2]  # no comma after the last text
     body += b"]}"
     head: dict[str, Any] = {"format": FORMAT, "digest": digest, "fields": layout, "keys": keys,
-                            "size": len(body), "texts": first}
+                            "size": len(body), "tables": placed, "texts": first}
     if stamps is not None:
         head["stamps"] = stamps
         head["version"] = version
@@ -150,6 +158,8 @@ class Compiled:
         self.stamps = head.get("stamps")
         self.layout: dict[str, Any] = head["fields"]
         self.keys: dict[str, Any] = head.get("keys") or {}
+        self.tables: dict[str, Any] = head.get("tables") or {}
+        self._read_tables: dict[str, Any] = {}
         self._tables: dict[str, tuple[dict[str, Any], str]] = {}
         self.texts_at: int = head["texts"]
         self.fallback: Callable[[], dict[str, list[Any]]] | None = None
@@ -223,6 +233,17 @@ class Compiled:
                 or not isinstance(position, int):
             raise Damaged(f"compiled knowledge: record {key!r} of field {name!r} is not where its table says")
         return position, value
+
+    def table(self, name: str) -> Any:
+        """The table ``name`` (see ``dumps``), decoded on first use; Damaged when there is none or it does
+        not decode."""
+        if name not in self._read_tables:
+            try:
+                begin, end = self.tables[name]
+                self._read_tables[name] = json.loads(self.data[self.start + begin:self.start + end])
+            except (ValueError, TypeError, KeyError, RecursionError) as error:
+                raise Damaged(f"compiled knowledge: table {name!r}: {error}") from None
+        return self._read_tables[name]
 
     def fields(self) -> dict[str, list[Any]]:
         """The records of every field, texts decoded; Damaged when a part is."""

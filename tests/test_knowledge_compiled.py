@@ -320,7 +320,8 @@ def test_a_behaviour_an_environment_variable_or_a_faq_is_read_alone(data_copy):
     assert behaviour == eager.behaviour("gdn_attention_on_310p") and faq == eager.faqs[3]
     assert kb.behaviour_index["gdn_attention_on_310p"] is behaviour and kb.faqs[3] is faq
     assert _decoded(kb) == ["behaviours", "faqs"]
-    for name, attribute in base.KEYED.items():
+    for name in ("behaviours", "env_vars", "faqs"):
+        attribute = base.KEYED[name]
         base.load.cache_clear()
         alone = base.load()
         for record in getattr(eager, name):
@@ -339,3 +340,26 @@ def test_a_damaged_table_of_records_is_not_used(data_copy):
     kb = base.load()
     assert kb.env_var("VLLM_USE_MODELSCOPE").name == "VLLM_USE_MODELSCOPE"
     assert _decoded(kb) == ["env_vars"] and validated == []  # read from the whole field instead
+
+
+def test_a_model_named_in_a_script_is_read_alone(data_copy):
+    """A model name (id, checkpoint name or alias) resolves, before the models are decoded, to the model
+    the alias index gives, decoded alone (and the same object once the models are decoded)."""
+    kb = base.load()
+    eager = base._build(base._blobs_and_digest()[0])
+    match = kb.match_model("/models/Eco-Tech/Qwen3.6-27B-w8a8")
+    assert match == eager.match_model("/models/Eco-Tech/Qwen3.6-27B-w8a8") and match.variant is not None
+    assert kb.model_by_name("qwen3.6-27b") == eager.model_by_name("qwen3.6-27b")
+    assert kb.model_by_name("no-such-model") is None and _decoded(kb) == []
+    assert kb.models[kb.models.index(match.model)] is match.model and match.variant in match.model.variants
+    base.load.cache_clear()
+    alone = base.load()
+    for key, (model, variant) in eager._alias_index.items():
+        assert alone._alias(key) == (model, variant), key
+    assert _decoded(alone) == [] and len(eager._alias_index) > 50
+    table = compiled.open_compiled((data_copy[0] / base.SHIPPED).read_bytes(), base.Record).tables[base.ALIASES]
+    _damage(data_copy[0], "tables", b'"qwen3.6-27b"', within=table)
+    base.load.cache_clear()
+    damaged = base.load()
+    assert damaged.model_by_name("qwen3.6-27b") == eager.model_by_name("qwen3.6-27b")
+    assert _decoded(damaged) == ["models"]  # read from the whole field instead
