@@ -49,8 +49,22 @@ MAIN_VLLM = "v0.27.1"
 def finding_sources(finding: Finding, kb: KnowledgeBase) -> list[str]:
     """The URLs a finding cites (``Finding.citations``: its own sources, e.g. a known defect's links or the
     per-release data's lines, else the rule's), those pinned at the release it was checked at (or at the
-    vLLM version that release ships) first."""
-    return at_release(finding.citations, finding.release, paired_vllm(kb, finding.release))
+    vLLM version that release ships) first. Worked out once per knowledge base, citations and release
+    (a batch reports the same few thousand times)."""
+    citations, release = finding.citations, finding.release
+    held = _SOURCES.get(id(kb))
+    if held is None or held[0] is not kb:  # the entry holds the knowledge base: no id reuse
+        held = _SOURCES[id(kb)] = (kb, {})
+    try:
+        urls = held[1].get((citations, release))
+    except TypeError:  # citations given as a list: not kept
+        return at_release(citations, release, paired_vllm(kb, release))
+    if urls is None:
+        urls = held[1][(citations, release)] = tuple(at_release(citations, release, paired_vllm(kb, release)))
+    return list(urls)
+
+
+_SOURCES: dict[int, tuple[KnowledgeBase, dict[tuple, tuple[str, ...]]]] = {}
 
 
 def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:

@@ -231,6 +231,26 @@ def _cited(fact, ranges: bool = False) -> tuple[str, ...]:
     return tuple(found)
 
 
+_BY_HEAD: dict[int, tuple[object, list, dict[str, list[int]]]] = {}
+
+
+def _written(sub, data: dict) -> list:
+    """The key specs of table ``sub`` whose key (a dotted key: its first part) ``data`` has, in the
+    table's order: the table's keys are indexed by their first part once per table, so a JSON value
+    costs its own keys, not the table's (~60 a table)."""
+    keys = sub.keys
+    held = _BY_HEAD.get(id(sub))
+    if held is None or held[0] is not sub or held[1] is not keys:  # the entry holds the table: no id reuse
+        by_head: dict[str, list[int]] = {}
+        for position, key_spec in enumerate(keys):
+            by_head.setdefault(key_spec.key.split(".", 1)[0], []).append(position)
+        held = _BY_HEAD[id(sub)] = (sub, keys, by_head)
+    by_head = held[2]
+    positions = [position for key in data if key in by_head for position in by_head[key]]
+    positions.sort()
+    return [keys[position] for position in positions]
+
+
 @check(BAD_VALUE)
 def bad_value(scope: Scope):
     index = scope.kb.flag_index
@@ -294,8 +314,10 @@ def bad_value(scope: Scope):
         read_at = release if getattr(sub, "release", None) is not None else None
         at = option_facts.where(read_at) if read_at is not None else "vLLM 0.23.0"
         at_zh = option_facts.where_zh(read_at) if read_at is not None else "vLLM 0.23.0"
-        for key_spec in sub.keys:
-            value = option.json.get(key_spec.key, _MISSING)
+        data = option.json.data  # a dict (checked above)
+        for key_spec in _written(sub, data):
+            key = key_spec.key
+            value = data[key] if "." not in key else option.json.get(key, _MISSING)
             if value is _MISSING:
                 continue
             span = kit.span_of(scope.serve, option, key_spec.key)

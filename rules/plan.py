@@ -27,10 +27,14 @@ class Span:
     end_column: int
 
     def __init__(self, line: int, column: int, end_line: int, end_column: int) -> None:
-        object.__setattr__(self, "line", line)  # frozen
-        object.__setattr__(self, "column", column)
-        object.__setattr__(self, "end_line", end_line)
-        object.__setattr__(self, "end_column", end_column)
+        _set_line(self, line)  # frozen: set through the slots' own descriptors (bound below the class)
+        _set_column(self, column)
+        _set_end_line(self, end_line)
+        _set_end_column(self, end_column)
+
+
+_set_line, _set_column, _set_end_line, _set_end_column = (
+    Span.__dict__[name].__set__ for name in ("line", "column", "end_line", "end_column"))
 
 
 @record(slots=True)

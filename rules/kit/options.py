@@ -57,15 +57,17 @@ _RESOLVED: dict[int, tuple[ReleaseFacts, dict[str, OptionFact | None]]] = {}
 def resolve(release: ReleaseFacts, option: Option) -> OptionFact | None:
     """The release's option a written option resolves to (None: the release has none), looked up once
     per release and spelling."""
-    written = head(option)
     held = _RESOLVED.get(id(release))
     if held is None or held[0] is not release:  # the entry holds the release: no id reuse
         held = _RESOLVED[id(release)] = (release, {})
     resolved = held[1]
-    if written not in resolved:
-        name, _, _ = release.resolve(written)
-        resolved[written] = release.options.get(name) if name else None
-    return resolved[written]
+    spelled = option.spelled  # what head() reads: the answer is kept under it
+    if spelled in resolved:
+        return resolved[spelled]
+    written = head(option)
+    name, _, _ = release.resolve(written)
+    found = resolved[spelled] = release.options.get(name) if name else None
+    return found
 
 
 def where(release: ReleaseFacts) -> str:
