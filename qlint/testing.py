@@ -589,7 +589,8 @@ MUTATIONS: Mapping[str, Mutation] = {m.rule: m for m in [
     Mutation("QL206", "a TP size that does not divide the attention heads (one DP group)",
              # not with FlashComm1 on a MoE model: dropping expert parallel there breaks QL404 as well
              lambda c, d, kb: bool(_bad_tps(d, kb)) and not (_model(d, kb).moe and "flashcomm1" in d.optimisations),
-             _tp_not_dividing_heads),
+             # the new TP may also be one a known defect of the release names (Qwen3.5-27B at v0.17.0rc1: TP >= 8)
+             _tp_not_dividing_heads, also=frozenset({"QL560"})),
     Mutation("QL207", "a DP size that makes EP = TP x DP not divide the routed experts",
              lambda c, d, kb: bool(_bad_dps(d, kb)), _ep_not_dividing_experts),
     Mutation("QL301", "--max-model-len above the model's maximum", _always, _len_above_model),
