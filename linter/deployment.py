@@ -18,11 +18,13 @@ from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
 from qlint.linter.shell import ShellSyntaxError, parse_script
 from qlint.linter.source import InputError, SourceText
-from qlint.rules.graph import Settings, default_graph
+from qlint.rules.graph import Scope, Settings, default_graph
 from qlint.rules.plan import LauncherCommand, LaunchPlan
 from qlint.rules.kit.topology import KEY as TOPOLOGY_KEY
-from qlint.linter.topology import Topology
-from qlint.linter.topology_read import read_topology
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from qlint.linter.topology import Topology
 
 POSITIONALS = [str(i) for i in range(1, 10)]
 MAX_LOCAL_RANKS = 64
@@ -245,6 +247,8 @@ def lint_deployment(
         _merge_ranks(result, ranked)
 
     def build_topology(scope) -> None:
+        from qlint.linter.topology_read import read_topology  # (only when a deployment rule will run)
+
         read = scope.values[TOPOLOGY_KEY] = read_topology(scope, _npus(kb, settings, engine_plans))
         if topology is not None:
             topology.append(read)
@@ -253,6 +257,8 @@ def lint_deployment(
     enabled = _enabled_anywhere(inputs, policies)
     for finding in default_graph().evaluate_deployment(engine_plans, kb, settings, enabled, prepare=build_topology):
         extra.setdefault(finding.path or "", []).append(finding)
+    if topology is not None and not topology and engine_plans:  # no deployment rule ran: read it all the same
+        build_topology(Scope(plan=engine_plans[0], kb=kb, settings=settings, deployment=list(engine_plans)))
     for index, (path, _) in enumerate(inputs):
         if path not in extra or results[index].error is not None:
             continue
@@ -269,6 +275,8 @@ def read_deployment(inputs: list[tuple[str, bytes]], settings: Settings | None =
                     kb: KnowledgeBase | None = None) -> Topology:
     """The Topology of scripts that run together, as the deployment pass reads it (empty when none
     holds an engine)."""
+    from qlint.linter.topology import Topology
+
     found: list[Topology] = []
     lint_deployment(inputs, settings, kb, topology=found)
     return found[0] if found else Topology([], 0)

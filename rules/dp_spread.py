@@ -72,7 +72,7 @@ FIXES = {
 }
 
 
-@check(DP_SPREAD)
+@check(DP_SPREAD, when=("option:--data-parallel-size-local | command:launcher",))  # a DP group over nodes (kit.topology)
 def dp_spread(scope: Scope):
     """The DP groups of the deployment's topology (``kit.topology``): their size, ranks and --headless; the
     external groups' launcher calls (``Topology.launch_groups``) too."""

@@ -603,17 +603,20 @@ class RuleGraph:
 
         Their findings carry the ``path`` of the script they blame. ``enabled``: ids of
         the rules to run (None: every rule). ``prepare`` is called once with the deployment
-        scope before any rule runs (the deployment pass builds the topology there).
+        scope before any rule runs (the deployment pass builds the topology there), and only when
+        one will: not when every rule's trigger fails (deployment rules require no fact), as for
+        most single scripts; in audit mode always.
         """
         if not plans:
             return []
         findings: list[Finding] = []
         scope = Scope(plan=plans[0], kb=kb, settings=settings, deployment=list(plans))
-        if prepare is not None:
+        steps = [step for step in self._enabled_steps(enabled) if step.kind == "deployment"]
+        if prepare is not None and any(self._audit or step.requires or step.trigger is None
+                                       or _holds(step.trigger, scope, "deployment") for step in steps):
             prepare(scope)
-        for step in self._enabled_steps(enabled):
-            if step.kind == "deployment":
-                findings.extend(self._run_step(step, scope))
+        for step in steps:
+            findings.extend(self._run_step(step, scope))
         return findings
 
     def _run_step(self, step: _Step, scope: Scope) -> list[Finding]:

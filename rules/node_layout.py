@@ -14,7 +14,6 @@ must name the same address and RPC port, or the head waits for ranks that never 
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.linter.topology_read import launcher_share
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
@@ -54,6 +53,8 @@ DEMAND = RuleMeta(
 
 @check(DEMAND, when=("command:launcher",))
 def launcher_demand(scope: Scope):
+    from qlint.linter.topology_read import launcher_share  # (the topology reader, only for a launcher)
+
     npus = scope.kb.hardware_by_id(scope.get("hardware")).npus_per_node
     for command in scope.plan.commands:
         if not isinstance(command, LauncherCommand):
@@ -169,7 +170,7 @@ ENDPOINTS = RuleMeta(
 )
 
 
-@check(ENDPOINTS)
+@check(ENDPOINTS, when=("option:--data-parallel-size-local | command:launcher",))  # as QL612
 def endpoints(scope: Scope):
     """Nodes of a DP group found by its ranks (``kit.topology``) that name another address or RPC port."""
     for instance in kit.topology(scope).groups():

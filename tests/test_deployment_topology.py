@@ -52,7 +52,6 @@ def test_generated_dp_group_over_nodes_is_checked_not_skipped():
 def test_the_deployment_pass_reads_one_topology_that_the_rules_share(monkeypatch):
     """lint_deployment builds the Topology once (engines, launchers, proxies of seed 001) and every
     cross-node rule reads that one: no rule re-reads the layout."""
-    import qlint.linter.deployment as deployment
     import qlint.linter.topology_read as reader
 
     calls = []
@@ -62,8 +61,7 @@ def test_the_deployment_pass_reads_one_topology_that_the_rules_share(monkeypatch
         calls.append(len(scope.deployment))
         return real(scope, npus_per_node)
 
-    monkeypatch.setattr(reader, "read_topology", counting)
-    monkeypatch.setattr(deployment, "read_topology", counting)
+    monkeypatch.setattr(reader, "read_topology", counting)  # (the deployment pass imports it when it reads one)
     found: list = []
     results = lint_deployment(files(*SEED_001), A3, topology=found)
     assert all(r.error is None for r in results)
@@ -77,3 +75,25 @@ def test_the_deployment_pass_reads_one_topology_that_the_rules_share(monkeypatch
     external = [i for i in topology.instances if i.group == "external"]
     assert sorted((i.role, i.dp, len(i.shares)) for i in external) == [("decode", 8, 8), ("prefill", 8, 8)]
     assert topology.ports("decode") == set(range(7100, 7108))
+
+
+def test_a_deployment_no_rule_of_which_can_run_reads_no_topology(monkeypatch):
+    """The deployment rules' triggers all fail for one engine that names no DP group over nodes, no proxy, no
+    launcher, no Ray and no KV transfer: the pass reads no topology (read_deployment still gets one); a node
+    of a DP group over nodes is read."""
+    import qlint.linter.topology_read as reader
+    from qlint.linter.deployment import read_deployment
+
+    calls = []
+    real = reader.read_topology
+    monkeypatch.setattr(reader, "read_topology", lambda scope, npus=0: calls.append(len(scope.deployment))
+                        or real(scope, npus))
+    single = [("run.sh", b"vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --data-parallel-size 2\n")]
+    results = lint_deployment(single, A3)
+    assert results[0].error is None and calls == []
+    topology = read_deployment(single, A3)
+    assert calls == [1] and [(i.group, len(i.shares)) for i in topology.instances] == [("single", 1)]
+    spread = [("run.sh", b"vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --data-parallel-size 4 "
+                         b"--data-parallel-size-local 2 --data-parallel-address 10.0.0.1\n")]
+    calls.clear()
+    assert lint_deployment(spread, A3)[0].error is None and calls == [1]
