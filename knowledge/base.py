@@ -726,6 +726,8 @@ class _Lazy:
         try:
             model_id, position = found
             model = self.record("models", model_id)
+            if model is None:
+                raise TypeError(f"no model {model_id!r}")
             return model, (model.variants[position] if position >= 0 else None)
         except (TypeError, ValueError, AttributeError, IndexError) as error:
             raise Damaged(f"compiled knowledge: model alias {key!r}: {error}") from None
@@ -748,7 +750,7 @@ def _tables(fields: dict[str, list[Record]]) -> dict[str, Any]:
     if len({model.id for model in models}) != len(models):
         return {}
     index: dict[str, tuple[Model, ModelVariant | None]] = {}
-    _index_aliases(models, index)
+    _index_aliases(models, index)  # type: ignore[arg-type]  # the records are Models
     return {ALIASES: {key: [model.id, -1 if variant is None else
                             next(at for at, item in enumerate(model.variants) if item is variant)]
                       for key, (model, variant) in index.items()}}

@@ -384,7 +384,7 @@ def layout_of(data: bytes) -> dict[str, Any]:
     value (``values``), the name and byte span of each record of the lists ``_LAID_OUT`` names
     (``records``), and the aliases of the options that have some (``aliases``, for the spellings)."""
     from binascii import crc32
-    from json.decoder import WHITESPACE, JSONDecoder
+    from json.decoder import WHITESPACE, JSONDecoder  # type: ignore[attr-defined]  # WHITESPACE: not in the stubs
 
     text = data.decode("utf-8")
     decode = JSONDecoder().raw_decode
@@ -492,7 +492,9 @@ class _Table:
 
     def __init__(self, data: bytes, spans: dict[str, tuple[int, int]] | None, build,
                  whole: tuple[int, int] | None = None, label: str = "name") -> None:
-        self._data, self._spans, self._build, self._made = data, spans, build, {}
+        self._spans: dict[str, Any] | None = spans
+        self._made: dict[str, Any] = {}
+        self._data, self._build = data, build
         self._whole, self._label = whole, label
 
     def _names(self) -> dict[str, Any]:
@@ -502,7 +504,7 @@ class _Table:
             made = self._made
             for record in json.loads(self._data[start:end]):
                 made[record[self._label]] = self._build(record)
-            spans = self._spans = dict.fromkeys(made, None)  # type: ignore[arg-type]
+            spans = self._spans = dict.fromkeys(made, None)
         return spans
 
     def _item(self, name: str) -> Any:
@@ -515,7 +517,7 @@ class _Table:
 
     def add(self, name: str, value: Any) -> None:
         """A record that is not in the data (``--help``), after the others."""
-        self._names()[name] = None  # type: ignore[assignment]
+        self._names()[name] = None
         self._made[name] = value
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -560,7 +562,9 @@ class _Records:
     __slots__ = ("_parts", "_all", "_by_class")
 
     def __init__(self, parts: list[tuple[bytes, list[list[Any]]]]) -> None:
-        self._parts, self._all, self._by_class = parts, None, {}
+        self._parts = parts
+        self._all: list[dict] | None = None
+        self._by_class: dict[str, list[dict]] = {}
 
     def _records(self) -> list[dict]:
         if self._all is None:

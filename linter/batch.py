@@ -304,7 +304,7 @@ class Helpers:
         for connection in ready:
             kind, answer = _receive(connection)
             if kind == "done":
-                self.open.remove(connection)
+                self.open.remove(connection)  # type: ignore[arg-type]  # wait() returns what it was given
                 continue
             for index, outcome in answer:
                 done[index] = outcome

@@ -130,7 +130,7 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     def here(job: Job) -> bool:
         """Whether ``job`` is analysed in this process when workers help: a file that may join others
         (kept for the deployment pass, plan and all), not one settled alone."""
-        if not job.alone or prepared[job.path][0].deployments:
+        if not job.alone or prepared[job.path][0].deployments:  # type: ignore[index]  # set when workers help
             return True
         try:
             with open(job.path, "rb") as handle:

@@ -751,7 +751,7 @@ def _exec_module(name: str, module: str, code: Any) -> None:
     spec.has_location = True
     spec.cached = os.path.join(_RULES_DIR, "__pycache__", f"{module}.{sys.implementation.cache_tag}.pyc")
     made = type(sys)(name)
-    made.__file__, made.__cached__, made.__loader__, made.__spec__ = source, spec.cached, loader, spec
+    made.__file__, made.__cached__, made.__loader__, made.__spec__ = source, spec.cached, loader, spec  # type: ignore[attr-defined]
     made.__package__ = "qlint.rules"
     sys.modules[name] = made
     try:
