@@ -19,6 +19,11 @@ let go of each deployment once it is reported.
   (``counted``), for the summary line and the exit code; with a report made at the end (JSON, SARIF,
   GitHub, statistics) its findings are kept, not its plan or parse. Should a proxy of the batch name it
   after all, it is analysed again with the proxy's deployment.
+* A file whose deployment pass waits for the rest of the batch keeps of its plan only what the pass reads
+  (``keep``: ``deployment.deployment_view``, about a third of the plan: the serve options and variables the
+  deployment rules, their facts and the topology read, every other command whole); a pass that reads what a
+  view withholds raises ``NotKept`` and runs again on the group's whole plans, so the report never depends on
+  it (``tests/test_deployment_views.py``).
 * What is kept holds no reference cycles (reading a script leaves none either), and every
   ``FREEZE_EVERY`` files it is frozen out of the cyclic garbage collector's full scans (``Retained``).
 """
@@ -90,6 +95,20 @@ def settle(item, deploy: Callable) -> bool:
     slim(item.result)
     item.read = b""
     return True
+
+
+def keep(item) -> None:
+    """For a file whose deployment pass waits for the rest of the batch: what it offers and asks for (the
+    grouping reads it), and of its plan only what the pass reads (``deployment.deployment_view``: about a
+    third of the plan; the rest is freed now)."""
+    from qlint.linter.deployment import deployment_view
+    from qlint.linter.grouping import links
+
+    plan = item.result.plan
+    if item.links is None:
+        item.links = links(plan)
+    if plan is not None:
+        item.result.plan = deployment_view(plan)
 
 
 def slim(result) -> None:

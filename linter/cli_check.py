@@ -12,7 +12,7 @@ import sys
 from qlint.linter.cli_common import config_cache, default_lang, fail, overrides
 from qlint.linter.cli_echo import Usage, echo
 from qlint.linter.cli_inputs import gather, read
-from qlint.linter.batch import Job, Outcome, Retained, Spool, analyse_all, counted, forks, may_link, settle, slim
+from qlint.linter.batch import Job, Outcome, Retained, Spool, analyse_all, counted, forks, keep, may_link, settle, slim
 from qlint.linter.cli_report import report_findings, report_notes, streams
 from qlint.record import record
 
@@ -123,6 +123,8 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
             if settled and streamed:  # its text now, its findings let go (kept until its turn: Spool)
                 item.report = render([item.result])
                 counted(item.result)
+        if item is not None and not settled and not (fix or show_diff):
+            keep(item)  # its links, and the view of its plan the deployment pass reads
         if item is not None and prepared is not None:  # the parent has its own copy of these
             item.effective = item.policy = None
         return Outcome(item, errors, settled)
@@ -339,7 +341,7 @@ def deploy(group: list[Analysed], settings, kb, launcher, mode: FixMode | None =
     """The deployment pass over one group: templates per rank, then the cross-file rules; with --fix or
     --diff, the deployment's own fixes applied to the files given (``fix_deployment``), then written
     together or shown as one diff per file."""
-    from qlint.linter.deployment import is_template, lint_deployment
+    from qlint.linter.deployment import NotKept, is_template, lint_deployment
     from qlint.linter.fixes import mark_by_hand, own_fix_keys
     from qlint.linter.lint import lint_bytes
 
@@ -361,7 +363,11 @@ def deploy(group: list[Analysed], settings, kb, launcher, mode: FixMode | None =
                 own |= own_fix_keys(result.path, result.findings)
         if any(result.error is not None or result.source is None for result in first):
             return first, own
-        return lint_deployment(inputs, settings, kb, launcher, policies, first), own
+        try:
+            return lint_deployment(inputs, settings, kb, launcher, policies, first), own
+        except NotKept:  # the pass read what a plan's view does not keep: again on whole plans, as read
+            first = [lint_bytes(path, data, settings=settings, kb=kb, policy=policies[path]) for path, data in inputs]
+            return lint_deployment(inputs, settings, kb, launcher, policies, first), own
 
     results, own = evaluate(None)
     # the files the deployment fixer may change: given to --fix, not a DP template (a rank's value is not the file's)

@@ -13,13 +13,13 @@ from __future__ import annotations
 from qlint.knowledge.base import KnowledgeBase, load
 from qlint.linter.lint import LintResult, Policy, apply_policy, lint_bytes
 from qlint.linter.suppressions import UNUSED_SUPPRESSION
-from qlint.record import record
+from qlint.record import fields, record, replace
 from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
 from qlint.linter.shell import ShellSyntaxError, parse_script
 from qlint.linter.source import InputError, SourceText
 from qlint.rules.graph import Scope, Settings, default_graph
-from qlint.rules.plan import LauncherCommand, LaunchPlan
+from qlint.rules.plan import LauncherCommand, LaunchPlan, RayStartCommand, ServeCommand
 from qlint.rules.kit.topology import KEY as TOPOLOGY_KEY
 
 TYPE_CHECKING = False
@@ -119,6 +119,8 @@ def parse_launcher(text: str, kb: KnowledgeBase | None = None) -> Launcher:
 
 def is_template(plan: LaunchPlan) -> bool:
     """True when a serve command takes values from positional parameters ($1..$9)."""
+    if isinstance(plan, PlanView):
+        return plan.template
     for serve in plan.serve_commands():
         for option in serve.all_options:
             if option.value is not None and any(s.lstrip("${").rstrip("}") in POSITIONALS for s in option.value.symbols):
@@ -127,6 +129,110 @@ def is_template(plan: LaunchPlan) -> bool:
             if setting.value is not None and any(s.lstrip("${").rstrip("}") in POSITIONALS for s in setting.value.symbols):
                 return True
     return False
+
+
+# -- what the deployment pass keeps of a plan -------------------------------------------------------
+
+class NotKept(Exception):
+    """The deployment pass read what a plan's view does not keep (``deployment_view``); the pass is then
+    run on the files' whole plans."""
+
+
+VIEW_OPTIONS = frozenset({
+    "--port", "--host", "--served-model-name", "--kv-transfer-config", "--tensor-parallel-size",
+    "--pipeline-parallel-size", "--enable-expert-parallel", "--data-parallel-size", "--data-parallel-size-local",
+    "--data-parallel-start-rank", "--data-parallel-rank", "--data-parallel-address", "--data-parallel-rpc-port",
+    "--headless", "--api-server-count", "--distributed-executor-backend",
+})
+"""The serve options the deployment pass reads: the rules' triggers, the topology (``topology_read``), the
+deployment rules, the facts they read (tp, dp, kv_transfer, kv_role) and the edits of their fixes."""
+VIEW_ENV = frozenset({"HCCL_IF_IP", "ASCEND_RT_VISIBLE_DEVICES", "VLLM_HOST_IP"})
+"""The environment variables of a serve command the deployment pass reads."""
+
+
+class Kept:
+    """What a view keeps of a command's options or environment: the entries named in ``names``, looked
+    up by name. Looking up another name, or going over the entries, raises NotKept."""
+
+    __slots__ = ("held", "names")
+
+    def __init__(self, held: dict, names: frozenset[str]) -> None:
+        self.held = held
+        self.names = names
+
+    @classmethod
+    def of(cls, full: dict, names: frozenset[str]) -> Kept:
+        return cls({name: value for name, value in full.items() if name in names}, names)
+
+    def get(self, name: str, default=None):
+        if name not in self.names:
+            raise NotKept(name)
+        return self.held.get(name, default)
+
+    def __getitem__(self, name: str):
+        if name not in self.names:
+            raise NotKept(name)
+        return self.held[name]
+
+    def __contains__(self, name: object) -> bool:
+        if name not in self.names:
+            raise NotKept(name)
+        return name in self.held
+
+    def _every(self, *_):
+        raise NotKept("every entry")
+
+    __iter__ = __len__ = keys = values = items = _every
+
+    def __reduce__(self):
+        return Kept, (self.held, self.names)
+
+
+class Withheld:
+    """A list a view does not keep (a command's words, its options in order): any use raises NotKept."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def _refuse(self, *_):
+        raise NotKept(self.what)
+
+    __iter__ = __len__ = __bool__ = __getitem__ = __contains__ = __reversed__ = _refuse
+
+    def __reduce__(self):
+        return Withheld, (self.what,)
+
+
+@record(slots=True)
+class PlanView(LaunchPlan):
+    """A plan as the deployment pass keeps it once its file is analysed (``deployment_view``): every
+    command, each serve command with only the options and environment variables the pass reads
+    (``VIEW_OPTIONS``, ``VIEW_ENV``: ``Kept``; its words and its options in order withheld), and whether
+    it is a DP template."""
+
+    template: bool = False
+
+
+def deployment_view(plan: LaunchPlan) -> LaunchPlan:
+    """What the deployment pass reads of ``plan``: a PlanView (about a third of the plan), or the plan
+    itself when it starts Ray or names an executor backend (the Ray cluster reader reads every command).
+    A rule that reads what the view does not keep raises NotKept, and the pass is run again on whole
+    plans (``qlint.linter.cli_check.deploy``), so what is reported never depends on the view."""
+    serves = plan.serve_commands()
+    if any(isinstance(command, RayStartCommand) for command in plan.commands) \
+            or any("--distributed-executor-backend" in serve.options for serve in serves):
+        return plan
+    commands = [_serve_view(command) if isinstance(command, ServeCommand) else command for command in plan.commands]
+    kept = {item.name: getattr(plan, item.name) for item in fields(LaunchPlan)}
+    kept["commands"] = commands
+    return PlanView(**kept, template=is_template(plan))
+
+
+def _serve_view(serve: ServeCommand) -> ServeCommand:
+    return replace(serve, options=Kept.of(serve.options, VIEW_OPTIONS), env=Kept.of(serve.env, VIEW_ENV),
+                   all_options=Withheld("the options in order"), argv=Withheld("the words of the command"))
 
 
 def _host_ip(plan: LaunchPlan) -> str | None:
