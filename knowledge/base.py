@@ -21,7 +21,7 @@ from qlint.record import field, record
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the pydantic models are imported to validate (see load()), pathlib
     from pathlib import Path  # where a cache folder is used (the shipped knowledge needs none)
-    from typing import Any
+    from typing import Any, Callable
 
     from qlint.knowledge import compiled
 
@@ -62,9 +62,10 @@ DATA_FILES = (
 )
 
 
-KEYED = {"behaviours": "name", "env_vars": "name", "faqs": "id", "models": "id"}
+KEYED = {"behaviours": "name", "defects": "id", "env_vars": "name", "faqs": "id", "flags": "name", "models": "id"}
 """The fields the compiled form can read one record of (field -> the attribute naming a record):
-``KnowledgeBase.behaviour``, ``env_var``, ``faq``, and the models a name resolves to (``_alias``)."""
+``KnowledgeBase.behaviour``, ``env_var``, ``faq``, ``flag``, ``defects_where`` and the models a name resolves
+to (``_alias``)."""
 
 
 class Record(SimpleNamespace):
@@ -493,21 +494,77 @@ class KnowledgeBase:
             ascend = _between(parse_version(tag), record.since, record.until)
         return ascend and _between(parse_version(release.vllm), record.vllm_since, record.vllm_until)
 
+    # -- known defects ----------------------------------------------------
+    @cached_property
+    def defect_heads(self) -> list[Any]:
+        """Of each known defect, in file order, what picks the ones a launch may hit: a record of the
+        attributes ``DEFECT_HEAD`` names (id, severity, release range, hardware), read from the compiled
+        form's table while the defects are not decoded; else the defects themselves."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and "defects" not in state:
+            from qlint.knowledge.compiled import Damaged
+
+            try:
+                return source.defect_heads()
+            except Damaged:
+                pass  # the whole field, then
+        return self.defects
+
+    @cached_property
+    def defect_index(self) -> dict[str, KnownDefect]:
+        return {item.id: item for item in self.defects}
+
+    def defects_where(self, keep: Callable[[Any], bool]) -> list[KnownDefect]:
+        """``[entry for entry in self.defects if keep(entry)]``, where ``keep`` reads only the attributes
+        ``DEFECT_HEAD`` names: it is given the heads (``defect_heads``), and the defects it keeps are read
+        alone from the compiled form (a launch hits a few)."""
+        heads = self.defect_heads
+        kept = [head for head in heads if keep(head)]
+        if heads is self.__dict__.get("defects"):
+            return kept
+        found = [self._keyed("defects", "defect_index", head.id) for head in kept]
+        if None in found:  # a table that does not match the other: the whole field, then
+            return [entry for entry in self.defects if keep(entry)]
+        return found
+
     # -- flags -----------------------------------------------------------
     @cached_property
     def flag_index(self) -> dict[str, FlagSpec]:
         """Every spelling (long name, aliases) -> spec; names use dashes."""
-        index: dict[str, FlagSpec] = {}
-        for spec in self.flags:
-            index[spec.name] = spec
-            for alias in spec.aliases:
-                index[alias.replace("_", "-") if alias.startswith("--") else alias] = spec
-        return index
+        return _flag_index(self.flags)
 
     @cached_property
     def flag_names(self) -> list[str]:
         """The canonical long name of every flag, sorted."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and "flags" not in state:
+            from qlint.knowledge.compiled import Damaged
+
+            try:
+                return source.shipped.names("flags")  # the names of the flags' table of records
+            except Damaged:
+                pass  # the whole field, then
         return sorted({spec.name for spec in self.flags})
+
+    def flag(self, spelling: str) -> FlagSpec | None:
+        """The spec of an option spelling (long name or alias, with dashes): ``flag_index.get(spelling)``;
+        while the index is not built, the one spec read alone from the compiled form (a script names a few
+        of the flags)."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and "flag_index" not in state:
+            found = source.spelled.get(spelling, False)  # False: not looked up yet
+            if found is not False:
+                return found
+            from qlint.knowledge.compiled import Damaged
+
+            try:
+                return source.flag(spelling)
+            except Damaged:
+                pass  # the whole field, then
+        return self.flag_index.get(spelling)
 
     def sub_config(self, flag: str) -> SubConfig | None:
         for item in self.sub_configs:
@@ -556,6 +613,15 @@ def unique_prefix(names: "list[str] | tuple[str, ...]", prefix: str) -> str | No
 
 
 _FIELD_NAMES = frozenset(name for name, _, _, _ in DATA_FILES)
+
+
+def _flag_index(flags: list[FlagSpec]) -> dict[str, FlagSpec]:
+    index: dict[str, FlagSpec] = {}
+    for spec in flags:
+        index[spec.name] = spec
+        for alias in spec.aliases:
+            index[alias.replace("_", "-") if alias.startswith("--") else alias] = spec
+    return index
 
 
 def _index_aliases(models: list[Model], index: dict[str, tuple[Model, ModelVariant | None]]) -> None:
@@ -690,6 +756,7 @@ class _Lazy:
         self.shipped = shipped
         self.validated: dict[str, list[Record]] | None = None
         self.records: dict[str, dict[str, tuple[int, Record]]] = {}  # field -> key -> (position, record)
+        self.spelled: dict[str, Record | None] = {}  # option spelling -> its flag spec (None: no flag's)
         shipped.fallback = self.from_data_files
 
     def field(self, name: str) -> list[Record]:
@@ -732,6 +799,32 @@ class _Lazy:
         except (TypeError, ValueError, AttributeError, IndexError) as error:
             raise Damaged(f"compiled knowledge: model alias {key!r}: {error}") from None
 
+    def flag(self, spelling: str) -> Record | None:
+        """The spec ``flag_index`` gives an option spelling, decoded alone; None for a spelling of none.
+        Raises compiled.Damaged."""
+        from qlint.knowledge.compiled import Damaged
+
+        spellings = self.shipped.table(FLAG_SPELLINGS)
+        name = spellings.get(spelling, spelling) if isinstance(spellings, dict) else None
+        if not isinstance(name, str):
+            raise Damaged(f"compiled knowledge: the spellings of the flags ({spelling!r})")
+        found = self.record("flags", name)
+        if found is None and name != spelling:
+            raise Damaged(f"compiled knowledge: no flag {name!r} (spelled {spelling!r})")
+        self.spelled[spelling] = found
+        return found
+
+    def defect_heads(self) -> list[Record]:
+        """The heads of the known defects (``KnowledgeBase.defect_heads``) from the compiled form's table.
+        Raises compiled.Damaged."""
+        from qlint.knowledge.compiled import Damaged
+
+        rows = self.shipped.table(DEFECT_HEADS)
+        if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == len(DEFECT_HEAD)
+                                                 for row in rows):
+            raise Damaged("compiled knowledge: the heads of the known defects")
+        return [Record(**dict(zip(DEFECT_HEAD, row))) for row in rows]
+
     def from_data_files(self) -> dict[str, list[Record]]:
         if self.validated is None:
             self.validated = _validated_fields(_blobs_and_digest()[0])
@@ -743,17 +836,40 @@ ALIASES = "model_aliases"
 position of the variant among the model's, -1 for none]."""
 
 
+FLAG_SPELLINGS = "flag_spellings"
+"""The compiled form's table of the option spellings (``flag_index``) that are not the name of the flag
+they give: spelling -> that flag's name."""
+
+DEFECT_HEADS = "defect_heads"
+"""The compiled form's table of the heads of the known defects (``KnowledgeBase.defect_heads``): per
+defect, in file order, the values of the attributes ``DEFECT_HEAD`` names."""
+
+DEFECT_HEAD = ("id", "severity", "since", "until", "fixed_in", "hardware")
+
+
+def _unique(records: list[Record], attribute: str) -> bool:
+    return len({getattr(item, attribute) for item in records}) == len(records)
+
+
 def _tables(fields: dict[str, list[Record]]) -> dict[str, Any]:
-    """The tables a compiled form carries beside the fields (``compiled.dumps``): the model names, when
-    model ids are unique (else a run builds the index from all models)."""
+    """The tables a compiled form carries beside the fields (``compiled.dumps``): the model names, the
+    option spellings and the heads of the known defects, each when the records it names have unique
+    names (else a run reads the whole field)."""
+    tables: dict[str, Any] = {}
     models = fields["models"]
-    if len({model.id for model in models}) != len(models):
-        return {}
-    index: dict[str, tuple[Model, ModelVariant | None]] = {}
-    _index_aliases(models, index)  # type: ignore[arg-type]  # the records are Models
-    return {ALIASES: {key: [model.id, -1 if variant is None else
-                            next(at for at, item in enumerate(model.variants) if item is variant)]
-                      for key, (model, variant) in index.items()}}
+    if _unique(models, "id"):
+        index: dict[str, tuple[Model, ModelVariant | None]] = {}
+        _index_aliases(models, index)  # type: ignore[arg-type]  # the records are Models
+        tables[ALIASES] = {key: [model.id, -1 if variant is None else
+                                 next(at for at, item in enumerate(model.variants) if item is variant)]
+                           for key, (model, variant) in index.items()}
+    if _unique(fields["flags"], "name"):
+        spellings = _flag_index(fields["flags"])  # type: ignore[arg-type]  # the records are FlagSpecs
+        tables[FLAG_SPELLINGS] = {spelling: spec.name for spelling, spec in spellings.items()
+                                  if spelling != spec.name}
+    if _unique(fields["defects"], "id"):
+        tables[DEFECT_HEADS] = [[getattr(entry, name) for name in DEFECT_HEAD] for entry in fields["defects"]]
+    return tables
 
 
 def _lazy(shipped: compiled.Compiled) -> KnowledgeBase:

@@ -208,18 +208,7 @@ class Compiled:
         """``(position, record)`` of the record of field ``name`` named ``key`` (see ``dumps``), decoded
         alone; None when no record is named so. Damaged when the field has no table of where its records
         are, or a part does not decode to what the table says."""
-        found = self._tables.get(name)
-        if found is None:
-            where = self.keys.get(name)
-            try:
-                begin, end, attribute = where  # type: ignore[misc]
-                table = json.loads(self.data[self.start + begin:self.start + end])
-            except (ValueError, TypeError, RecursionError) as error:
-                raise Damaged(f"compiled knowledge: the table of field {name!r}: {error}") from None
-            if not isinstance(table, dict) or not isinstance(attribute, str):
-                raise Damaged(f"compiled knowledge: the table of field {name!r}")
-            found = self._tables[name] = (table, attribute)
-        table, attribute = found
+        table, attribute = self._key_table(name)
         where = table.get(key) if isinstance(key, str) else None
         if where is None:
             return None
@@ -233,6 +222,27 @@ class Compiled:
                 or not isinstance(position, int):
             raise Damaged(f"compiled knowledge: record {key!r} of field {name!r} is not where its table says")
         return position, value
+
+    def _key_table(self, name: str) -> tuple[dict[str, Any], str]:
+        """The table of where the records of field ``name`` are (see ``dumps``), and the attribute that
+        names a record; Damaged when the field has none or it does not decode to one."""
+        found = self._tables.get(name)
+        if found is None:
+            where = self.keys.get(name)
+            try:
+                begin, end, attribute = where  # type: ignore[misc]
+                table = json.loads(self.data[self.start + begin:self.start + end])
+            except (ValueError, TypeError, RecursionError) as error:
+                raise Damaged(f"compiled knowledge: the table of field {name!r}: {error}") from None
+            if not isinstance(table, dict) or not isinstance(attribute, str):
+                raise Damaged(f"compiled knowledge: the table of field {name!r}")
+            found = self._tables[name] = (table, attribute)
+        return found
+
+    def names(self, name: str) -> list[str]:
+        """The names of the records of field ``name`` (each once), sorted, from its table of where they are
+        (see ``dumps``); Damaged when it has none or it is damaged."""
+        return sorted(self._key_table(name)[0])
 
     def table(self, name: str) -> Any:
         """The table ``name`` (see ``dumps``), decoded on first use; Damaged when there is none or it does

@@ -78,8 +78,7 @@ class Planner:
 
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
-        self.flag_index = kb.flag_index
-        self.long_names = kb.flag_names
+        self.flag = kb.flag  # spelling -> spec (flag_index.get), read alone from the compiled form
 
     # -- options -------------------------------------------------------------
     def resolve_flag(self, spelled: str) -> tuple[str, bool, bool]:
@@ -88,15 +87,15 @@ class Planner:
             name = "--" + spelled[2:].replace("_", "-")
         else:
             name = spelled
-        spec = self.flag_index.get(name)
+        spec = self.flag(name)
         if spec is not None:
             return spec.name, False, True
         if name.startswith("--no-"):
-            positive = self.flag_index.get("--" + name[5:])
+            positive = self.flag("--" + name[5:])
             if positive is not None and positive.negatable:
                 return positive.name, True, True
         if name.startswith("--") and len(name) > 3:
-            match = unique_prefix(self.long_names, name)  # sorted
+            match = unique_prefix(self.kb.flag_names, name)  # sorted
             if match is not None:  # argparse accepts unambiguous prefixes
                 return match, False, True
         return name, False, False
@@ -124,11 +123,11 @@ class Planner:
             if not known and not head.startswith("--") and len(head) > 2 and sub_key is None:
                 # -O3 / -q8: a two-character short option glued to its value, as argparse reads it
                 short_name, _, short_known = self.resolve_flag(head[:2])
-                short_spec = self.flag_index.get(short_name) if short_known else None
+                short_spec = self.flag(short_name) if short_known else None
                 if short_spec is not None and short_spec.type != "bool":
                     name, known, glued = short_name, True, text[2:].removeprefix("=")
                     head = head[:2]
-            spec = self.flag_index.get(name) if known else None
+            spec = self.flag(name) if known else None
             written = text.partition("=")[0]
             name_span = _sub_span(source, word, 0, len(written)) if has_inline else word.span
             name_span = name_span or word.span

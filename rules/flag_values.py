@@ -253,10 +253,10 @@ def _written(sub, data: dict) -> list:
 
 @check(BAD_VALUE)
 def bad_value(scope: Scope):
-    index = scope.kb.flag_index
+    flag = scope.kb.flag
     release = option_facts.facts(scope)
     for option in scope.serve.all_options:
-        spec = index.get(option.name) if option.known else None
+        spec = flag(option.name) if option.known else None
         fact = option_facts.resolve(release, option) if release is not None else None
         if option.value is None and _needs_value(option, spec, fact):
             yield _no_value(option, fact, release)

@@ -416,51 +416,52 @@ def _fix(serve: Any, entry: Any, target: Any) -> Fix:
     return Fix(entry.workaround, edits)
 
 
-_GROUPED: dict[int, tuple[list, dict[str, tuple]]] = {}
+_SEVERITIES: dict[int, tuple[Any, frozenset[str]]] = {}
 
 
-def _by_severity(defects: list) -> dict[str, tuple]:
-    """The entries by severity, computed once per knowledge base (the list is kept alive with it)."""
-    cached = _GROUPED.get(id(defects))
-    if cached is not None and cached[0] is defects:
+def _severities(kb: Any) -> frozenset[str]:
+    """The severities of the known defects, computed once per knowledge base (kept alive with it)."""
+    cached = _SEVERITIES.get(id(kb))
+    if cached is not None and cached[0] is kb:
         return cached[1]
-    out: dict[str, list] = {"error": [], "warning": [], "info": []}
-    for entry in defects:
-        out[entry.severity].append(entry)
-    grouped = {key: tuple(value) for key, value in out.items()}
-    if len(_GROUPED) > 8:
-        _GROUPED.clear()
-    _GROUPED[id(defects)] = (defects, grouped)
-    return grouped
+    found = frozenset(head.severity for head in kb.defect_heads)
+    if len(_SEVERITIES) > 8:
+        _SEVERITIES.clear()
+    _SEVERITIES[id(kb)] = (kb, found)
+    return found
 
 
-_AT_RELEASE: dict[tuple[int, str, str], tuple[list, tuple]] = {}
+_AT_RELEASE: dict[tuple[int, str, str, str | None], tuple[Any, tuple]] = {}
 
 
-def _entries_at(defects: list, severity: str, tag: str) -> tuple:
-    """The entries of one severity that affect release ``tag``, computed once per knowledge base and tag."""
-    key = (id(defects), severity, tag)
+def _entries_at(kb: Any, severity: str, tag: str, hardware: str | None) -> tuple:
+    """The entries of one severity that affect release ``tag`` on ``hardware`` (None: not known, then only
+    the entries for any hardware: one for some hardware only is undecided), in file order, computed once
+    per knowledge base, tag and hardware; only these are decoded (``KnowledgeBase.defects_where``)."""
+    key = (id(kb), severity, tag, hardware)
     cached = _AT_RELEASE.get(key)
-    if cached is not None and cached[0] is defects:
+    if cached is not None and cached[0] is kb:
         return cached[1]
-    entries = tuple(entry for entry in _by_severity(defects).get(severity, ()) if _release_in(entry, tag))
+
+    def keep(entry: Any) -> bool:
+        return entry.severity == severity and _release_in(entry, tag) \
+            and (entry.hardware == ["any"] or hardware in entry.hardware)
+
+    entries = tuple(kb.defects_where(keep))
     if len(_AT_RELEASE) > 512:
         _AT_RELEASE.clear()
-    _AT_RELEASE[key] = (defects, entries)
+    _AT_RELEASE[key] = (kb, entries)
     return entries
 
 
 def _report(scope: Scope, severity: str):
     meta = META_BY_SEVERITY[severity]
-    if not _by_severity(scope.kb.defects).get(severity, ()):
+    if severity not in _severities(scope.kb):
         return
     tag = scope.get("version")
-    entries = _entries_at(scope.kb.defects, severity, tag)
     known_hardware = scope.known("hardware")
     hardware = known_hardware.value if known_hardware is not None else None
-    for entry in entries:
-        if entry.hardware != ["any"] and hardware not in entry.hardware:
-            continue  # (hardware not known: an entry for some hardware only is undecided)
+    for entry in _entries_at(scope.kb, severity, tag, hardware):
         try:
             found = match_entry(scope, entry)
         except (_Undecided, Unknown):

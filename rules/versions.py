@@ -129,7 +129,7 @@ def flag_release(scope: Scope):
     vllm = kit.paired_vllm(scope, tag)
     where, where_zh = f"{kit.at_version(scope).en} (vLLM {vllm})", f"{kit.at_version(scope).zh}（vLLM {vllm}）"
     for option in scope.serve.all_options:
-        spec = scope.kb.flag_index.get(option.name) if option.known else None
+        spec = scope.kb.flag(option.name) if option.known else None
         if spec is None:
             continue
         name = option.spelled

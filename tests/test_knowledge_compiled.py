@@ -363,3 +363,71 @@ def test_a_model_named_in_a_script_is_read_alone(data_copy):
     damaged = base.load()
     assert damaged.model_by_name("qwen3.6-27b") == eager.model_by_name("qwen3.6-27b")
     assert _decoded(damaged) == ["models"]  # read from the whole field instead
+
+
+def test_an_option_spelled_in_a_script_is_read_alone(data_copy):
+    """Every option spelling (long name, alias) gives, before the flags are decoded, the spec flag_index
+    gives, decoded alone (and the same object once the flags are decoded); the sorted names come from the
+    flags' table of records; a damaged table of the spellings falls back to the whole field."""
+    folder, validated = data_copy
+    kb = base.load()
+    eager = base._build(base._blobs_and_digest()[0])
+    spec = kb.flag("--tensor-parallel-size")
+    assert spec == eager.flag_index["--tensor-parallel-size"] and kb.flag("--no-such-option") is None
+    assert kb.flag_names == eager.flag_names and _decoded(kb) == []
+    assert kb.flag("--tensor-parallel-size") is spec and kb.flag("--no-such-option") is None
+    assert kb.flags[kb.flags.index(spec)] is spec and kb.flag_index["--tensor-parallel-size"] is spec
+    assert kb.flag("--tensor-parallel-size") is spec
+    base.load.cache_clear()
+    alone = base.load()
+    aliases = [spelling for spelling, item in eager.flag_index.items() if spelling != item.name]
+    assert len(eager.flag_index) > 250 and len(aliases) > 10
+    for spelling, item in eager.flag_index.items():
+        assert alone.flag(spelling) == item, spelling
+        assert alone.flag(spelling + "x") == eager.flag_index.get(spelling + "x"), spelling
+    assert _decoded(alone) == [] and alone.flag_names == eager.flag_names
+    table = compiled.open_compiled((folder / base.SHIPPED).read_bytes(), base.Record).tables[base.FLAG_SPELLINGS]
+    _damage(folder, "tables", b'"', within=table)
+    base.load.cache_clear()
+    damaged = base.load()
+    assert damaged.flag(aliases[0]) == eager.flag_index[aliases[0]]
+    assert _decoded(damaged) == ["flags"] and validated == [1]  # read from the whole field instead
+
+
+def test_the_known_defects_a_launch_may_hit_are_read_alone(data_copy):
+    """The defects kept by a test of their heads (id, severity, release range, hardware) are, before the
+    defects are decoded, those the same test keeps of the decoded defects, in order, each decoded alone (and
+    the same object once the defects are decoded), at every release, severity and hardware; a damaged
+    table of the heads falls back to the whole field."""
+    from qlint.rules.known_defects import _release_in
+
+    folder, validated = data_copy
+    kb = base.load()
+    eager = base._build(base._blobs_and_digest()[0])
+    assert [head.id for head in kb.defect_heads] == [entry.id for entry in eager.defects] and _decoded(kb) == []
+    for head, entry in zip(kb.defect_heads, eager.defects):
+        assert all(getattr(head, name) == getattr(entry, name) for name in base.DEFECT_HEAD)
+    tags = [release.tag for release in eager.releases]
+    hardware = sorted({item for entry in eager.defects for item in entry.hardware}) + [None]
+    count = 0
+    for severity in ("error", "warning", "info"):
+        for tag in tags:
+            for where in hardware:
+                def keep(entry, severity=severity, tag=tag, where=where):
+                    return entry.severity == severity and _release_in(entry, tag) and (
+                        entry.hardware == ["any"] or where in entry.hardware)
+
+                found = kb.defects_where(keep)
+                assert found == [entry for entry in eager.defects if keep(entry)], (severity, tag, where)
+                count += len(found)
+    assert count > 100 and _decoded(kb) == []
+    some = kb.defects_where(lambda entry: entry.severity == "error")
+    assert len(some) > 3 and all(kb.defects[kb.defects.index(entry)] is entry for entry in some)
+    assert kb.defects_where(lambda entry: entry.severity == "error") == some
+    table = compiled.open_compiled((folder / base.SHIPPED).read_bytes(), base.Record).tables[base.DEFECT_HEADS]
+    _damage(folder, "tables", b'"', within=table)
+    base.load.cache_clear()
+    damaged = base.load()
+    assert damaged.defects_where(lambda entry: entry.severity == "info") == [
+        entry for entry in eager.defects if entry.severity == "info"]
+    assert _decoded(damaged) == ["defects"] and validated == [1]  # read from the whole field instead
