@@ -15,6 +15,9 @@ from qlint.rules.base import RuleMeta
 
 RULE_DOC_URL = "https://qlint.readthedocs.io/en/latest/rules/{id}.html"
 """The one place that decides a rule page's address (``{id}`` is ``QLnnn``)."""
+UNUSED_SUPPRESSION_ID = "QL901"
+"""The id of the linter's meta rule unused-suppression (``suppressions.UNUSED_SUPPRESSION``, imported only for
+a file with a suppression comment)."""
 
 
 def rule_url(rule_id: str) -> str:
@@ -51,10 +54,9 @@ def rule_entries() -> tuple[RuleEntry, ...]:
 @lru_cache(maxsize=1)
 def rule_ids() -> frozenset[str]:
     """The id of every rule (graph rules and linter meta rules), from the rule index."""
-    from qlint.linter.suppressions import UNUSED_SUPPRESSION
     from qlint.rules.index import load_index
 
-    return frozenset([*load_index()["rules"], UNUSED_SUPPRESSION.id])
+    return frozenset([*load_index()["rules"], UNUSED_SUPPRESSION_ID])
 
 
 @lru_cache(maxsize=1)

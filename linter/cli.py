@@ -72,8 +72,6 @@ def entry() -> None:
 
 def _check(arguments: dict) -> None:
     """``qlint check`` without click, under the exit-code policy click's ``main`` and ``entry`` apply."""
-    import errno
-
     import gc
     import os
 
@@ -98,6 +96,8 @@ def _check(arguments: dict) -> None:
         echo(err=True)  # click closes the terminal's ^C echo with a blank line
         _quiet_exit("qlint: interrupted", 130)
     except OSError as error:
+        import errno
+
         if error.errno != errno.EPIPE:  # click re-raises these, and entry() says so
             _quiet_exit(f"qlint: cannot write the output: {error.strerror or error}", 2)
         from click.utils import _PacifyFlushWrapper  # what click's main does on EPIPE

@@ -21,9 +21,7 @@ with the file, line and column.
 
 from __future__ import annotations
 
-import errno
 import os
-
 import re
 
 from qlint.linter.catalog import match_entries, rule_ids
@@ -90,6 +88,8 @@ def _resolved(path: str) -> str:
     try:
         os.stat(real)
     except OSError as error:
+        import errno  # (a builtin module, but its import is not free)
+
         if error.errno == errno.ELOOP:
             return os.path.abspath(path)
     return real

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from qlint.knowledge.base import KnowledgeBase, load
 from qlint.linter.lint import LintResult, Policy, apply_policy, lint_bytes
-from qlint.linter.suppressions import UNUSED_SUPPRESSION
+from qlint.linter.catalog import UNUSED_SUPPRESSION_ID
 from qlint.record import fields, record, replace
 from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
@@ -405,19 +405,19 @@ def _merge_ranks(result: LintResult, ranked: list[LintResult], replace: bool = T
     seen = {(f.rule.id, f.span, f.message) for f in merged}
     unused_everywhere = None
     for ranked_result in ranked:
-        unused = {(f.span, f.message) for f in ranked_result.findings if f.rule.id == UNUSED_SUPPRESSION.id}
+        unused = {(f.span, f.message) for f in ranked_result.findings if f.rule.id == UNUSED_SUPPRESSION_ID}
         unused_everywhere = unused if unused_everywhere is None else unused_everywhere & unused
     for ranked_result in ranked:
         for finding in ranked_result.findings:
             key = (finding.rule.id, finding.span, finding.message)
             if key in seen:
                 continue
-            if finding.rule.id == UNUSED_SUPPRESSION.id and (finding.span, finding.message) not in (unused_everywhere or set()):
+            if finding.rule.id == UNUSED_SUPPRESSION_ID and (finding.span, finding.message) not in (unused_everywhere or set()):
                 continue
             seen.add(key)
             merged.append(finding)
     if not replace:
-        merged = [f for f in merged if f.rule.id != UNUSED_SUPPRESSION.id
+        merged = [f for f in merged if f.rule.id != UNUSED_SUPPRESSION_ID
                   or any((f.span, f.message) == (g.span, g.message) for r in ranked for g in r.findings)]
     merged.sort(key=lambda f: (f.span.line, f.span.column, f.rule.id))
     result.findings = merged

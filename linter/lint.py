@@ -13,14 +13,6 @@ from qlint.knowledge.versions import InvalidVersion
 from qlint.linter.planner import build_plan
 from qlint.linter.shell import ShellSyntaxError, parse_launches, parse_script
 from qlint.linter.source import InputError, SourceText, kind_of
-from qlint.linter.suppressions import (
-    UNUSED_SUPPRESSION,
-    Suppressed,
-    Suppression,
-    apply_suppressions,
-    parse_suppressions,
-    unused_findings,
-)
 from qlint.knowledge.text import Text
 from qlint.record import field, record, replace
 from qlint.rules.base import SEVERITY_RANK, Finding, Fix
@@ -28,6 +20,9 @@ from qlint.rules.facts import stated_release
 from qlint.rules.graph import Settings, default_graph
 from qlint.rules.plan import LaunchPlan, Span
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # suppressions are imported for a file with a '# qlint:' comment only
+    from qlint.linter.suppressions import Suppressed, Suppression
 
 _GC_PAUSE_BYTES = 256 * 1024
 """Scripts above this size are linted with the cyclic garbage collector paused."""
@@ -139,7 +134,11 @@ def lint_bytes(
         raw = default_graph().evaluate(plan, kb, settings, policy.enabled)
     except RecursionError:  # e.g. a JSON value nested thousands deep
         return LintResult(path=path, error=InputError("script nests too deeply to read", zh="脚本嵌套过深，无法读取"))
-    suppressions = parse_suppressions(parsed) if policy.inline_suppressions else []
+    suppressions: list[Suppression] = []
+    if policy.inline_suppressions and any("qlint:" in comment.text for comment in parsed.comments):
+        from qlint.linter.suppressions import parse_suppressions  # (a suppression comment holds "qlint:")
+
+        suppressions = parse_suppressions(parsed)
     result = LintResult(path=path, source=source, plan=plan, raw=raw, suppressions=suppressions,
                         opaque=parsed.opaque, found=_found(plan, document))
     if not settings.version:
@@ -178,20 +177,31 @@ def apply_policy(result: LintResult, policy: Policy | None = None, extra: list[F
     for suppression in suppressions:  # a second application starts afresh
         for code in suppression.codes:
             code.used = False
+    suppressed: list[Suppressed] = []
+    if suppressions:
+        findings, suppressed = _suppress(findings, result, policy)
+    for finding in findings + [s.finding for s in suppressed]:
+        if finding.rule.id in policy.severity:
+            finding.severity = policy.severity[finding.rule.id]  # type: ignore[assignment]
+    findings.sort(key=lambda f: (f.path != path, f.span.line, f.span.column, f.rule.id))
+    result.findings = findings
+    result.suppressed = suppressed
+    return result
+
+
+def _suppress(findings: list[Finding], result: LintResult, policy: Policy) -> tuple[list[Finding], list[Suppressed]]:
+    """The findings ``result.suppressions`` keep and those they suppress, with QL901 for each code
+    that suppressed nothing."""
+    from qlint.linter.suppressions import UNUSED_SUPPRESSION, apply_suppressions, unused_findings
+
+    path, suppressions = result.path, result.suppressions
     outcome = apply_suppressions(findings, suppressions, path)
-    if suppressions and result.source is not None and policy.is_enabled(UNUSED_SUPPRESSION.id):
+    if result.source is not None and policy.is_enabled(UNUSED_SUPPRESSION.id):
         unused = apply_suppressions(unused_findings(suppressions, result.source, path, policy.is_enabled),
                                     suppressions, path)
         outcome.kept += unused.kept
         outcome.suppressed += unused.suppressed
-    for finding in outcome.kept + [s.finding for s in outcome.suppressed]:
-        if finding.rule.id in policy.severity:
-            finding.severity = policy.severity[finding.rule.id]  # type: ignore[assignment]
-    findings = outcome.kept
-    findings.sort(key=lambda f: (f.path != path, f.span.line, f.span.column, f.rule.id))
-    result.findings = findings
-    result.suppressed = outcome.suppressed
-    return result
+    return outcome.kept, outcome.suppressed
 
 
 RAY_HEAD = "ray start --head (a Ray head node)"

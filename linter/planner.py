@@ -16,7 +16,6 @@ from qlint.knowledge.base import KnowledgeBase, unique_prefix
 from qlint.knowledge.images import parse_image
 from qlint.linter.shell import ParsedScript, SimpleCommand, Word
 from qlint.linter.source import SourceText
-from qlint.linter.suppressions import is_suppression_comment
 from qlint.rules.plan import (
     ClientCommand,
     Command,
@@ -631,7 +630,11 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
         if plan.shebang is None and (text.startswith("#!") or text.startswith("#/")):
             plan.shebang = (text, comment.span)
         directive = re.match(_DIRECTIVE, text) if "qlint:" in text else None  # (the pattern needs it)
-        if directive and not is_suppression_comment(text):
+        if directive is None:
+            continue
+        from qlint.linter.suppressions import is_suppression_comment  # only for a '# qlint:' comment
+
+        if not is_suppression_comment(text):
             stated: dict[str, str] = {}
             for item in directive.group("body").split():
                 if item == "--":

@@ -15,13 +15,20 @@ import sys
 from functools import lru_cache
 
 from qlint.linter.source import SourceText
-from qlint.linter.wrappers import WRAPPERS, Layer, Unwrapped, unwrap
 from qlint.record import field, record
 from qlint.rules.plan import Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import tree_sitter as ts
+
+    from qlint.linter.wrappers import Layer, Unwrapped
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+WRAPPERS = frozenset({"nohup", "setsid", "exec", "time", "command", "nice", "stdbuf", "timeout", "ionice", "chrt",
+                      "taskset", "numactl", "env", "sudo", "doas", "docker", "podman", "ssh", "su"}) | SHELLS
+"""Programs that run another command, which ``qlint.linter.wrappers.unwrap`` looks into (that module is
+imported for a command naming one of them)."""
 
 
 class ShellSyntaxError(Exception):
@@ -884,6 +891,8 @@ class _Walker:
         first = words[0].value
         name = first.rsplit("/", 1)[-1] if first else None
         if name is not None and name in WRAPPERS:
+            from qlint.linter.wrappers import unwrap
+
             unwrapped = unwrap(words)
             if unwrapped.layers:
                 self.wrapped(unwrapped, env, prefix, span, background, stdin)
@@ -1083,8 +1092,12 @@ class _Walker:
             return False
         shell = [self.make_word(c.named_children[0] if c.type == "command_name" and c.named_children else c)
                  for c in reader.children if c.is_named and c.type not in ("comment",)]
-        unwrapped = unwrap(shell) if shell and (shell[0].value or "").rsplit("/", 1)[-1] in WRAPPERS else None
-        if unwrapped is None or not unwrapped.stdin_script:
+        if not shell or (shell[0].value or "").rsplit("/", 1)[-1] not in WRAPPERS:
+            return False
+        from qlint.linter.wrappers import unwrap
+
+        unwrapped = unwrap(shell)
+        if not unwrapped.stdin_script:
             return False
         env = dict(self.vars)
         for layer in unwrapped.layers:

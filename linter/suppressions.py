@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from qlint.knowledge.text import Text
+from qlint.linter.catalog import UNUSED_SUPPRESSION_ID
 from qlint.linter.shell import Comment, ParsedScript
 from qlint.linter.source import SourceText
 from qlint.record import field, record
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from qlint.linter.catalog import RuleEntry
 
 UNUSED_SUPPRESSION = RuleMeta(
-    id="QL901",
+    id=UNUSED_SUPPRESSION_ID,
     name="unused-suppression",
     groups=("script",),
     severity="warning",

@@ -20,6 +20,7 @@ already expanded statically by the shell reader.
 
 from __future__ import annotations
 
+from qlint.linter.shell import SHELLS, WRAPPERS  # the programs unwrap looks into
 from qlint.record import field, record
 from qlint.rules.plan import Span
 
@@ -94,12 +95,6 @@ def _name(word) -> str | None:
         return None
     return value.rsplit("/", 1)[-1]
 
-
-SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
-_SIMPLE = frozenset({"nohup", "setsid", "exec", "time", "command", "nice", "stdbuf", "timeout", "ionice",
-                     "chrt", "taskset", "numactl", "env", "sudo", "doas", "docker", "podman", "ssh", "su"})
-WRAPPERS = _SIMPLE | SHELLS
-"""Programs ``unwrap`` looks into."""
 
 
 def _options(words: list, index: int, takes_value: set[str] | frozenset[str], flags: set[str] | frozenset[str] = frozenset(),
