@@ -126,7 +126,8 @@ def _own_fields(cls: type) -> list[Field]:
             raise TypeError(f"{cls.__name__}.{name}: records do not support ClassVar / InitVar fields")
         value = body.get(name, MISSING)
         item = value if type(value) is Field else Field(value)
-        if isinstance(item.default, (list, dict, set)):
+        default = item.default
+        if default is not MISSING and default is not None and isinstance(default, (list, dict, set)):
             raise ValueError(f"{cls.__name__}.{name}: a mutable default needs field(default_factory=...)")
         item.name = name
         declared.append(item)
@@ -134,16 +135,19 @@ def _own_fields(cls: type) -> list[Field]:
 
 
 def _build(cls: type, frozen: bool, slots: bool, eq: bool = True) -> type:
+    body = cls.__dict__
     inherited: dict[str, Field] = {}
+    post_init = "__post_init__" in body  # (looked up in the dictionaries: a failed hasattr costs more)
     for base in reversed(cls.__mro__[1:]):
-        for item in base.__dict__.get("__record_fields__", ()):
+        base_body = base.__dict__
+        post_init = post_init or "__post_init__" in base_body
+        for item in base_body.get("__record_fields__", ()):
             inherited[item.name] = item
     own = _own_fields(cls)
     specs = tuple({**inherited, **{item.name: item for item in own}}.values())
-    body = cls.__dict__
     methods: dict[str, Any] = {"__record_fields__": specs}
     if "__init__" not in body:
-        methods["__init__"] = _init(cls.__qualname__, specs, hasattr(cls, "__post_init__"))
+        methods["__init__"] = _init(cls.__qualname__, specs, post_init)
     if "__repr__" not in body:
         methods["__repr__"] = _record_repr
         methods["__record_repr__"] = tuple([item.name for item in specs if item.repr])
@@ -157,11 +161,13 @@ def _build(cls: type, frozen: bool, slots: bool, eq: bool = True) -> type:
         if "__setstate__" not in body:  # unpickling sets the fields as __init__ does (batches ship results)
             methods["__setstate__"] = _frozen_setstate
     if slots:
-        namespace = {name: value for name, value in body.items() if name not in ("__dict__", "__weakref__")}
+        namespace = dict(body)
+        namespace.pop("__dict__", None)
+        namespace.pop("__weakref__", None)
         for item in own:  # a slot and a class attribute cannot share a name: defaults live in the Field
             namespace.pop(item.name, None)
         inherited_slots = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
-        namespace["__slots__"] = tuple(item.name for item in own if item.name not in inherited_slots)
+        namespace["__slots__"] = tuple([item.name for item in own if item.name not in inherited_slots])
         namespace.update(methods)
         return type(cls)(cls.__name__, cls.__bases__, namespace)
     for item in own:  # as with dataclasses, the class attribute is the plain default (none for a factory)
