@@ -15,11 +15,13 @@ from qlint.linter.cli_inputs import gather, read
 from qlint.linter.batch import Job, Outcome, Retained, Spool, analyse_all, counted, forks, keep, may_link, settle, slim
 from qlint.linter.cli_report import report_findings, report_notes, streams
 from qlint.record import record
+from qlint.rules.base import Fix, finding_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lint path imports these lazily
     from qlint.linter.config import Effective
     from qlint.linter.lint import LintResult, Policy
+    from qlint.rules.base import Finding
 
 DIFFS: list[str] = []
 """Files for which --diff printed a change (this process)."""
@@ -342,7 +344,6 @@ def deploy(group: list[Analysed], settings, kb, launcher, mode: FixMode | None =
     --diff, the deployment's own fixes applied to the files given (``fix_deployment``), then written
     together or shown as one diff per file."""
     from qlint.linter.deployment import NotKept, is_template, lint_deployment
-    from qlint.linter.fixes import mark_by_hand, own_fix_keys
     from qlint.linter.lint import lint_bytes
 
     policies = {item.display: item.policy for item in group}
@@ -378,6 +379,24 @@ def deploy(group: list[Analysed], settings, kb, launcher, mode: FixMode | None =
     for result in results:  # what --fix will not apply: not a file's own fix, nor one the deployment fixer takes
         mark_by_hand(result.findings, own, result.path if result.path in deployable else None)
     return [(result, effectives[result.path]) for result in results]
+
+
+def own_fix_keys(path: str, findings: list[Finding]) -> set[tuple]:
+    """The findings with edits that the per-file fixer (``fixer.fix_bytes``) considers for ``path``."""
+    return {finding_key(f) for f in findings if f.path == path and f.fix is not None and f.fix.edits}
+
+
+def mark_by_hand(findings: list[Finding], applied: set[tuple], deployable: str | None = None) -> None:
+    """Mark as ``by_hand`` (on a copy of the fix) the fixes with edits that ``--fix`` will not apply: not
+    in ``applied`` (the files' own fixes) and not in ``deployable``, the file whose deployment fixes
+    ``--fix`` applies (``fix_deployment``; None when it applies none of this file's)."""
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.edits or fix.by_hand or finding_key(finding) in applied:
+            continue
+        if deployable is not None and finding.path == deployable:
+            continue
+        finding.fix = Fix(fix.description, fix.edits, fix.safety, fix.description_zh, by_hand=True)
 
 
 def _fix_group(group: list[Analysed], results, own, evaluate, deployable, mode: FixMode, quiet, notices):

@@ -13,10 +13,10 @@ cannot parse, no deployment fix is kept. The caller writes the changed files tog
 from __future__ import annotations
 
 from qlint.linter.fixer import _BOM, MAX_ROUNDS, _native
-from qlint.linter.fixes import apply_fixes, finding_key
+from qlint.linter.fixes import apply_fixes
 from qlint.linter.lint import LintResult
 from qlint.record import record
-from qlint.rules.base import Fix
+from qlint.rules.base import Fix, finding_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -123,26 +123,3 @@ def fixes_to_apply(findings: list[Finding], unsafe: bool = False) -> list[Fix]:
 def fix_edits(findings: list[Finding], unsafe: bool = False) -> list[Edit]:
     """All edits of fixable findings (safe ones, plus unsafe when asked)."""
     return [edit for fix in fixes_to_apply(findings, unsafe) for edit in fix.edits]
-
-
-def finding_key(finding: Finding) -> tuple:
-    """What tells two evaluations' findings apart: rule, file, span and message."""
-    return (finding.rule.id, finding.path, finding.span, finding.message)
-
-
-def own_fix_keys(path: str, findings: list[Finding]) -> set[tuple]:
-    """The findings with edits that the per-file fixer (``fixer.fix_bytes``) considers for ``path``."""
-    return {finding_key(f) for f in findings if f.path == path and f.fix is not None and f.fix.edits}
-
-
-def mark_by_hand(findings: list[Finding], applied: set[tuple], deployable: str | None = None) -> None:
-    """Mark as ``by_hand`` (on a copy of the fix) the fixes with edits that ``--fix`` will not apply: not
-    in ``applied`` (the files' own fixes) and not in ``deployable``, the file whose deployment fixes
-    ``--fix`` applies (``fix_deployment``; None when it applies none of this file's)."""
-    for finding in findings:
-        fix = finding.fix
-        if fix is None or not fix.edits or fix.by_hand or finding_key(finding) in applied:
-            continue
-        if deployable is not None and finding.path == deployable:
-            continue
-        finding.fix = Fix(fix.description, fix.edits, fix.safety, fix.description_zh, by_hand=True)

@@ -167,7 +167,7 @@ class Fix:
     ``description`` may be given as ``Text`` (English and Chinese); it is then
     stored as the English ``description`` plus ``description_zh``. ``by_hand`` is set by
     ``qlint check`` on a fix with edits that ``--fix``/``--unsafe-fixes`` will not apply in
-    this run (``fixes.mark_by_hand``): the text report then says so instead of naming a flag.
+    this run (``cli_check.mark_by_hand``): the text report then says so instead of naming a flag.
     """
 
     description: str
@@ -288,3 +288,8 @@ class Finding:
     def text(self, lang: str = "en") -> str:
         """The message in ``lang`` (English when the rule gave no Chinese text)."""
         return self.message_zh if lang.startswith("zh") and self.message_zh else self.message
+
+
+def finding_key(finding: Finding) -> tuple:
+    """What tells two evaluations' findings apart: rule, file, span and message."""
+    return (finding.rule.id, finding.path, finding.span, finding.message)
