@@ -25,7 +25,7 @@ def rule_url(rule_id: str) -> str:
     return RULE_DOC_URL.format(id=rule_id)
 
 
-@record(frozen=True, slots=True)
+@record(frozen=True)  # (not slotted: a slotted record class is built twice at import, and few runs list rules)
 class RuleEntry:
     """A rule as the rule index (``rules/index.json``) lists it: enough to select, list and name rules
     without importing a rule module (``all_rules`` has the whole metadata)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from qlint.record import record
 
 
-@record(frozen=True, slots=True)
+@record(frozen=True)  # (not slotted: one per model directory read; a slotted record class is built twice at import)
 class LocalModel:
     """Architecture facts read from a local checkpoint directory.
 

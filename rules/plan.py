@@ -208,7 +208,9 @@ class ClientCommand(Command):
     tool: Literal["curl", "lm_eval", "vllm-bench", "other"] = "other"
 
 
-@record(slots=True)
+# The kinds of command below are rare in a script: plain records, not slotted ones (a slotted record
+# class is built twice at import, which costs a run more than their few instances gain).
+@record
 class DockerRun(Command):
     """``docker run ... IMAGE``: the image and the ``--device`` nodes it maps."""
 
@@ -216,14 +218,14 @@ class DockerRun(Command):
     devices: list[Value] = field(default_factory=list)
 
 
-@record(slots=True)
+@record
 class LauncherCommand(Command):
     """``python launch_online_dp.py --dp-size ...`` (vllm-ascend external DP launcher)."""
 
     options: dict[str, Value] = field(default_factory=dict)
 
 
-@record(slots=True)
+@record
 class ProxyCommand(Command):
     """``python load_balance_proxy[_layerwise]_server_example.py ...``."""
 
@@ -231,7 +233,7 @@ class ProxyCommand(Command):
     options: dict[str, list[Value]] = field(default_factory=dict)
 
 
-@record(slots=True)
+@record
 class RayStartCommand(Command):
     """``ray start --head [--port P] ...`` or ``ray start --address HOST:PORT ...``: one node of a Ray
     cluster. ``options`` maps each ``--option`` (dashes, as written) to its values (``[]`` for a switch)."""
@@ -250,7 +252,7 @@ class RayStartCommand(Command):
         return values[-1] if values else None
 
 
-@record(slots=True)
+@record  # (not slotted: a rare comment, see DockerRun)
 class Directive:
     """A ``# qlint: key=value ...`` comment."""
 
