@@ -177,6 +177,9 @@ def test_a_plain_run_imports_no_code_generation_and_no_validation(tmp_path):
 def _record_classes() -> list[type]:
     import qlint.linter.cli_check  # noqa: F401 - the check path, and every rule
     import qlint.linter.deployment  # noqa: F401
+    import qlint.linter.suppressions  # noqa: F401 - imported by a run only for a file that needs them
+    import qlint.linter.wrappers  # noqa: F401
+    import qlint.rules.kit.resizing  # noqa: F401
     import qlint.rules.registry  # noqa: F401
 
     found = {}

@@ -24,6 +24,8 @@ A rule module imports ``qlint.rules.base`` (metadata, findings), ``qlint.rules.g
 (``tests/rules/test_imports.py`` checks it).
 """
 
+from __future__ import annotations
+
 from qlint.knowledge.text import Text
 from qlint.rules.kit.behaviour import describe_range, first_release, holds, last_release, model_first_release
 from qlint.rules.kit.capture import (
@@ -77,14 +79,27 @@ from qlint.rules.kit.release import (
     release,
     since,
 )
-from qlint.rules.kit.resize import RESIZE_FACTS, Resize, resize
 from qlint.rules.kit.text import kv_role_phrase, sizes
 from qlint.rules.kit.topology import LAUNCHER_SOURCES, launcher_finding, node_topology, topology
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from qlint.rules.graph import Scope
+    from qlint.rules.kit.resizing import Resize
+
+
+def resize(scope: Scope, tp: int, dp: int) -> Resize:
+    """The edits that make the serve command run TP ``tp`` x DP ``dp`` with every value that follows
+    them, or a refusal (``kit/resizing.py``, imported when a rule builds such a fix: few runs do)."""
+    from qlint.rules.kit.resizing import resize as resized
+
+    return resized(scope, tp, dp)
+
 
 __all__ = [
     "ENUMERATION_CAP", "divisors",
     "ASCEND_DEFAULT_CAPTURE_CAP", "FULL_DECODE_MODES", "FULL_ONLY_MODES", "NPU_DEFAULT_BATCHED_TOKENS",
-    "RESIZE_FACTS", "Read", "Resize", "Text",
+    "Read", "Text",
     "at_least", "at_version", "before", "between", "default_capture_sizes", "describe_range", "first_release",
     "holds", "last_release", "model_first_release", "drop_key", "drop_option", "env",
     "env_on", "env_span", "first_option", "insert_option", "integer", "is_main", "json_key", "json_text",
