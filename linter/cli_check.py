@@ -247,7 +247,7 @@ def prepare(path, cache, overrides, inline) -> tuple[Effective, Policy]:
     """The configuration in force for ``path`` and the policy it gives (exit 2 on a bad configuration).
 
     Resolved once per configuration file (and command line): the files under one configuration share
-    one Effective and one Policy (neither is changed once made; ``config.for_script`` copies)."""
+    one Effective and one Policy (neither is changed once made; ``cli_commands.for_script`` copies)."""
     from qlint.linter.config import ConfigError, resolve
 
     try:

@@ -10,6 +10,7 @@ import click
 
 from qlint.linter.cli_args import LANGS, config_cache, default_lang, fail, overrides, selection_options
 from qlint.linter.cli_inputs import read
+from qlint.linter.config import KEYS, Effective
 
 
 @click.command("config")
@@ -19,7 +20,7 @@ from qlint.linter.cli_inputs import read
 @selection_options
 def config_command(path, show, lang, hardware, version, select, ignore, fail_level, config_path):
     """Show the configuration that applies to PATH (default: the current folder)."""
-    from qlint.linter.config import ConfigError, describe, resolve
+    from qlint.linter.config import ConfigError, resolve
 
     if not show:
         raise click.UsageError("say what to do: qlint config --show [PATH]")
@@ -33,7 +34,6 @@ def config_command(path, show, lang, hardware, version, select, ignore, fail_lev
         fail(str(error))
     if target.is_file():  # what the script itself states wins over the configuration file
         from qlint.knowledge.base import load as load_knowledge
-        from qlint.linter.config import for_script
         from qlint.linter.lint import lint_bytes
 
         result = lint_bytes(path, read(path))
@@ -149,3 +149,107 @@ def explain_log(log_path, script_path, output_format, lang):
     else:
         click.echo(render_explanations(matches, lang, script_result, path="<stdin>" if log_path == "-" else log_path))
     sys.exit(1 if matches else 0)
+
+
+# -- qlint config --show: the effective configuration as TOML, each value with its origin --------------
+
+_UNSET = {
+    "select": "every rule",
+    "ignore": "nothing",
+    "severity": "each rule's own",
+    "hardware": "from the script (directive or image tag)",
+    "vllm_ascend": "from the script (directive or image tag), else the latest stable release",
+    "deployments": "each directory argument, and named files that reference each other",
+}
+
+
+def _toml(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(f'"{item}"' for item in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f'{key} = "{item}"' for key, item in sorted(value.items())) + " }"
+    return f'"{value}"'
+
+
+def for_script(effective: Effective, plan, display: str, kb=None) -> Effective:
+    """The settings in force for one script: the command line wins, then the script's ``# qlint:``
+    directive, then its vllm-ascend image tag (last one), then the configuration file (the order
+    ``rules/facts.py`` reads hardware and release in). Returns a copy with values and origins
+    replaced; ``plan`` is the script's LaunchPlan."""
+    from qlint.record import replace as copy
+
+    from qlint.knowledge.images import parse_image
+
+    out = copy(effective, origins=dict(effective.origins))
+    image = None
+    for value in reversed(plan.image_tags):
+        parsed = parse_image(value.text or "")
+        if parsed is not None:
+            image = (value, parsed)
+            break
+    suffixes = {"-a3": "a3", "-310p": "310p", None: "a2"}
+    for name, key in (("hardware", "hardware"), ("vllm_ascend", "vllm-ascend")):
+        if out.origins.get(name) == "command line":
+            continue
+        directive = next((d for d in plan.directives if key in d.settings), None)
+        if directive is not None:
+            out.__setattr__(name, directive.settings[key].lower() if name == "hardware" else directive.settings[key])
+            out.origins[name] = f"directive '# qlint: {key}=' at {display}:{directive.span.line}"
+        elif image is not None:
+            value, (tag, suffix) = image
+            out.__setattr__(name, suffixes[suffix] if name == "hardware" else tag)
+            out.origins[name] = f"image tag {value.text} at {display}:{value.span.line}"
+        elif getattr(out, name) is None and name == "vllm_ascend" and kb is not None:
+            out.vllm_ascend = kb.latest_stable.tag
+            out.origins[name] = "assumed: the latest stable release (nothing states one)"
+    if out.vllm_ascend and kb is not None:
+        try:
+            tag, note = kb.resolve_release(out.vllm_ascend)
+        except Exception:  # not a release tag: the lint run says so
+            note = None
+        else:
+            if note is not None:
+                out.origins["vllm_ascend"] += f"; checked as {tag}"
+    return out
+
+
+_UNSET_ZH = {
+    "select": "全部规则",
+    "ignore": "无",
+    "severity": "各规则自身的级别",
+    "hardware": "取自脚本（注释或镜像标签）",
+    "vllm_ascend": "取自脚本（注释或镜像标签），否则为最新稳定版",
+    "deployments": "每个目录参数，以及相互引用的指定文件",
+}
+_ORIGIN_ZH = (  # origin phrases, longest first
+    ("assumed: the latest stable release (nothing states one)", "假定为最新稳定版（没有任何地方指定）"),
+    ("command line", "命令行"), ("default", "默认"), ("image tag ", "镜像标签 "), ("directive ", "注释 "),
+    ("; checked as ", "；按此版本检查："), (" at ", " 位于 "),
+)
+
+
+def _origin(origin: str, lang: str) -> str:
+    if not lang.startswith("zh"):
+        return origin
+    for english, chinese in _ORIGIN_ZH:
+        origin = origin.replace(english, chinese)
+    return origin
+
+
+def describe(effective: Effective, where: str, lang: str = "en") -> str:
+    """``qlint config --show``: the effective values as TOML, each with its origin (comments in ``lang``).
+
+    Unset values are comments saying what applies instead; the output can be
+    saved as a ``.qlint.toml``.
+    """
+    zh = lang.startswith("zh")
+    lines = [f"# 对 {where} 生效的 qlint 配置" if zh else f"# effective qlint configuration for {where}"]
+    for name, key in KEYS.items():
+        value = getattr(effective, name)
+        origin = _origin(effective.origins[name], lang)
+        if value in (None, [], {}):
+            unset = _UNSET_ZH[name] if zh else _UNSET[name]
+            lines.append(f"# {key}: {unset}（来源：{origin}）" if zh else f"# {key}: {unset}  (from: {origin})")
+        else:
+            lines.append(f"{key} = {_toml(value)}  # {'来源：' if zh else 'from: '}{origin}")
+    return "\n".join(lines)
