@@ -406,6 +406,7 @@ class RuleGraph:
         self._inputs: dict[str, list[str]] = {}
         self._fact_inputs: dict[str, frozenset[str]] = {}
         self._by_selection: dict[frozenset[str], tuple[_Step, ...]] = {}
+        self._wanting_cache: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 
     @cached_property
     def _edges(self) -> list[tuple[str, str, str]]:
@@ -531,18 +532,26 @@ class RuleGraph:
         """Ids of the serve-scope rules skipped in ``scope`` because ``fact_name`` is unknown there:
         a fact they require is unknown and is (or derives from) ``fact_name``."""
         skipped = []
-        for rule_id in self._rule_ids:
-            kind, requires = self._specs[rule_id][:2]
-            if kind != "serve" or fact_name not in self.inputs(rule_id):
-                continue
-            for needed in requires:
-                if needed != fact_name and fact_name not in self.fact_inputs(needed):
-                    continue
+        for rule_id, relevant in self._wanting(fact_name):
+            for needed in relevant:
                 holder = scope.parent if needed in _SCRIPT_FACTS and scope.parent is not None else scope
                 if holder._compute(needed) is None:
                     skipped.append(rule_id)
                     break
         return skipped
+
+    def _wanting(self, fact_name: str) -> list[tuple[str, tuple[str, ...]]]:
+        """The serve-scope rules that depend on ``fact_name``, in evaluation order, each with the facts it
+        requires that are (or derive from) ``fact_name``: what ``skipped_for_want_of`` looks at (kept per fact)."""
+        cached = self._wanting_cache.get(fact_name)
+        if cached is None:
+            cached = self._wanting_cache[fact_name] = [
+                (rule_id, tuple(needed for needed in requires
+                                if needed == fact_name or fact_name in self.fact_inputs(needed)))
+                for rule_id in self._rule_ids
+                for kind, requires in [self._specs[rule_id][:2]]
+                if kind == "serve" and fact_name in self.inputs(rule_id)]
+        return cached
 
     def why(self, finding: Finding) -> list[FactTrace]:
         """The chain of facts behind a finding (as recorded when it was produced)."""
