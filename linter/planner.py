@@ -198,16 +198,15 @@ class Planner:
             option.json_error = f"invalid JSON in {option.spelled}: a number too long to read (over 4300 digits)"
             option.json_error_span = option.value.span
             return
-        value = JsonValue(data=data)
         if isinstance(data, dict) and word.content_start is not None:
-            from qlint.linter.jsonspan import layout  # a JSON object was written
-
-            try:
-                found = layout(text)
-            except RecursionError:  # nested too deeply to map: the keys keep the option's span
-                found = None
-            if found is not None:
-                _record_layout(source, word, inline_offset, found, value)
+            laid_out = _LaidOut(source, word.content_start, inline_offset, text, word.raw)
+            if text.count("{") > _LAZY_NESTING:  # deep: read now, where a RecursionError is the one it always was
+                value = JsonValue(data=data)
+                laid_out(value)
+            else:  # the layout is read when a finding or a fix first asks where a key is
+                value = JsonValue(data=data, layout=laid_out)
+        else:
+            value = JsonValue(data=data)
         option.json = value
 
     # -- commands ------------------------------------------------------------
@@ -510,30 +509,68 @@ def _part_value(part) -> Value:
     return Value(text, word.span, raw=text if part.skip else word.raw, symbols=list(word.symbols))
 
 
-def _record_layout(source: SourceText, word: Word, offset: int, found, value: JsonValue) -> None:
-    """Map a JSON layout (offsets into the JSON text) onto the file (the word maps 1:1)."""
+_LAZY_NESTING = 64
+"""A JSON object text with more ``{`` than this has its layout read at once (``jsonspan.layout`` recurses once
+per nested object; read later, from deeper in the rules' stack, it could hit the recursion limit where it did not)."""
 
-    def span(start: int, end: int) -> Span | None:
-        return _sub_span(source, word, offset + start, offset + end)
 
-    for key, (start, end) in found.values.items():
-        mapped = span(start, end)
-        if mapped is not None:
-            value.key_spans[key] = mapped
-    for key, (start, end) in found.entries.items():
-        mapped = span(start, end)
-        if mapped is not None:
-            value.entry_spans[key] = mapped
-    for path, (at, empty) in found.objects.items():
-        mapped = span(at, at)
-        if mapped is not None:
-            value.objects[path] = (mapped, empty)
-    if found.item_separator is not None:  # the author's separators, when written one way throughout
-        value.item_separator = found.item_separator
-    if found.key_separator is not None:
-        value.key_separator = found.key_separator
-    raw = word.raw.partition("=")[2] if offset else word.raw
-    value.quote = raw[:1] if raw[:1] in ("'", '"') else ""
+class _LaidOut:
+    """Sets a JsonValue's layout fields from the JSON text of a word that maps 1:1 onto the file (its value
+    starting at byte ``content_start``, the JSON ``offset`` characters into it): a ``JsonValue.layout``."""
+
+    __slots__ = ("source", "content_start", "offset", "text", "raw")
+
+    def __init__(self, source: SourceText, content_start: int, offset: int, text: str, raw: str) -> None:
+        self.source, self.content_start, self.offset, self.text, self.raw = source, content_start, offset, text, raw
+
+    def __call__(self, value: JsonValue) -> None:
+        source = self.source
+        key = (source.data, self.content_start, self.offset, self.text, self.raw)
+        laid_out = _LAYOUTS.get(key)
+        if laid_out is None:
+            laid_out = self._read()
+            if len(source.data) <= _LAYOUT_CACHE_BYTES:
+                if len(_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
+                    _LAYOUTS.clear()
+                _LAYOUTS[key] = laid_out
+        if laid_out is None:  # nested too deeply to map: the keys keep the option's span
+            return
+        key_spans, entry_spans, objects, item_separator, key_separator, quote = laid_out
+        value.key_spans.update(key_spans)
+        value.entry_spans.update(entry_spans)
+        value.objects.update(objects)
+        if item_separator is not None:  # the author's separators, when written one way throughout
+            value.item_separator = item_separator
+        if key_separator is not None:
+            value.key_separator = key_separator
+        value.quote = quote
+
+    def _read(self) -> tuple | None:
+        from qlint.linter.jsonspan import layout  # a JSON object was written
+
+        try:
+            found = layout(self.text)
+        except RecursionError:
+            return None
+        source, offset = self.source, self.offset
+        start_of = source.offset_after_chars
+
+        def span(start: int, end: int) -> Span:
+            begin = start_of(self.content_start, offset + start)
+            return source.span(begin, start_of(begin, end - start))
+
+        raw = self.raw.partition("=")[2] if offset else self.raw
+        return ({key: span(start, end) for key, (start, end) in found.values.items()},
+                {key: span(start, end) for key, (start, end) in found.entries.items()},
+                {path: (span(at, at), empty) for path, (at, empty) in found.objects.items()},
+                found.item_separator, found.key_separator, raw[:1] if raw[:1] in ("'", '"') else "")
+
+
+_LAYOUTS: dict[tuple, tuple | None] = {}
+"""The layouts read last, by file text, place and JSON text: the deployment pass reads a DP template once per
+local rank, the same bytes each time. Spans are frozen; each JsonValue gets dicts of its own."""
+_LAYOUT_CACHE_SIZE = 64
+_LAYOUT_CACHE_BYTES = 64 * 1024
 
 
 def _nest(dotted: str, value):

@@ -60,7 +60,22 @@ def parse_tree(data: bytes) -> ts.Tree:
     is replaced by ``.`` in the parser's copy: offsets, and so every span and every
     word (always sliced from the original bytes), stay as they were.
     """
-    return _parser().parse(data.translate(_ASCII_FOR_PARSER))
+    tree = _TREES.get(data)
+    if tree is None:
+        tree = _parser().parse(data.translate(_ASCII_FOR_PARSER))
+        if len(data) <= _TREE_CACHE_BYTES:
+            if len(_TREES) >= _TREE_CACHE_SIZE:
+                _TREES.clear()
+            _TREES[data] = tree
+    return tree
+
+
+_TREES: dict[bytes, ts.Tree] = {}
+"""The trees of the last texts parsed, by text: the deployment pass reads a DP template once per local rank,
+the same bytes each time (and a dangling continuation looks at the script's tree again). A tree is never
+edited, and nothing read from it changes it."""
+_TREE_CACHE_SIZE = 8
+_TREE_CACHE_BYTES = 64 * 1024
 
 
 def _find_spec(name: str, path=None):

@@ -59,7 +59,6 @@ def unknown_key(scope: Scope):
         known = {k.key: k for k in sub.keys}
         for dotted, _ in _walk_keys(option.json.data):
             parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
-            span = kit.span_of(scope.serve, option, dotted)
             spec = known.get(dotted)
             if spec is None:
                 if parent is not None and parent in known and known[parent].type in ("dict", "any"):
@@ -77,7 +76,7 @@ def unknown_key(scope: Scope):
                     yield Finding(UNKNOWN_KEY, Text(
                         en=f"{option.spelled} has no key {dotted!r}{hint}",
                         zh=f"{option.spelled} 没有键 {dotted!r}{hint_zh}",
-                    ), span, sources=tuple(sub.sources))  # the config class that rejects unknown keys
+                    ), kit.span_of(scope.serve, option, dotted), sources=tuple(sub.sources))  # the config class that rejects unknown keys
                 continue
             if spec.removed_in and version >= parse_version(spec.removed_in):
                 where = "ignored" if not sub.closed else "rejected"
@@ -90,7 +89,7 @@ def unknown_key(scope: Scope):
                         zh=f"{option.spelled} 的键 {dotted!r} 已在 vllm-ascend {spec.removed_in} 中移除，"
                         f"在 {scope.get('version')} 中{where_zh}",
                     ),
-                    span,
+                    kit.span_of(scope.serve, option, dotted),
                     severity="warning" if not sub.closed else None,
                 )
             elif spec.added_in and version < parse_version(spec.added_in):
@@ -102,6 +101,6 @@ def unknown_key(scope: Scope):
                         zh=f"{option.spelled} 的键 {dotted!r} 自 vllm-ascend {spec.added_in} 起才引入；"
                         f"{scope.get('version')} 不会读取它",
                     ),
-                    span,
+                    kit.span_of(scope.serve, option, dotted),
                     severity="warning" if not sub.closed else None,
                 )

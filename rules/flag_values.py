@@ -320,7 +320,6 @@ def bad_value(scope: Scope):
             value = data[key] if "." not in key else option.json.get(key, _MISSING)
             if value is _MISSING:
                 continue
-            span = kit.span_of(scope.serve, option, key_spec.key)
             upper = getattr(key_spec, "upper", key_spec.key == "cudagraph_mode")
             compare = value.upper() if upper and isinstance(value, str) else value
             if key_spec.choices and isinstance(value, str) and compare not in key_spec.choices:
@@ -339,7 +338,7 @@ def bad_value(scope: Scope):
                         zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 不被 {at_zh} 接受"
                         f"（可选：{shown}）{hint_zh}",
                     ),
-                    span,
+                    kit.span_of(scope.serve, option, key),
                     severity="warning" if open_list and getattr(sub, "release", None) is None else None,
                     sources=tuple(key_spec.sources),  # where the key and its choices are defined
                 )
@@ -349,12 +348,12 @@ def bad_value(scope: Scope):
                 yield Finding(BAD_VALUE, Text(
                     en=f"{option.spelled} {key_spec.key} {json.dumps(value)} is outside {bounds}, the range {at} accepts",
                     zh=f"{option.spelled} 中 {key_spec.key} 的取值 {json.dumps(value)} 超出 {at_zh} 接受的范围 {bounds}",
-                ), span, sources=tuple(key_spec.sources))
+                ), kit.span_of(scope.serve, option, key), sources=tuple(key_spec.sources))
             elif not _type_ok(key_spec.type, value) and not (key_spec.type == "int" and isinstance(value, str) and value.isdigit()):
                 if getattr(sub, "release", None) is not None and (
                         not sub.typed or option_facts.pydantic_accepts(key_spec.type, value)):
                     continue  # pydantic's lax mode reads "False" as false, "3" as 3 (or no validation at all)
-                yield _loose_type_finding(sub.closed, key_spec, value, span)
+                yield _loose_type_finding(sub.closed, key_spec, value, kit.span_of(scope.serve, option, key))
 
 
 _MISSING = object()

@@ -14,7 +14,7 @@ from qlint.rules.local_model import LocalModel
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal
+    from typing import Any, Callable, Literal
 
 
 @record(frozen=True, slots=True)
@@ -84,6 +84,10 @@ class JsonValue:
     are the separators the author wrote, and ``quote`` is the shell quoting of
     the word holding the JSON (``'``, ``"`` or ``""`` for a bare word; None when
     the JSON text does not map 1:1 onto the file, e.g. escaped quotes).
+
+    ``layout``: when given, these six fields are left unset and the first read of one of them calls
+    ``layout(self)`` to set them (the planner reads a JSON text's layout only when a finding or a fix
+    asks where its keys are: most never do).
     """
 
     data: Any
@@ -93,6 +97,30 @@ class JsonValue:
     item_separator: str = ", "
     key_separator: str = ": "
     quote: str | None = None
+    layout: "Callable[[JsonValue], None] | None" = field(default=None, repr=False, compare=False)
+
+    def __init__(self, data: Any, key_spans: dict[str, Span] | None = None,
+                 entry_spans: dict[str, Span] | None = None, objects: dict[str, tuple[Span, bool]] | None = None,
+                 item_separator: str = ", ", key_separator: str = ": ", quote: str | None = None,
+                 layout: "Callable[[JsonValue], None] | None" = None) -> None:
+        self.data = data
+        self.layout = layout
+        if layout is None:
+            self.key_spans = {} if key_spans is None else key_spans
+            self.entry_spans = {} if entry_spans is None else entry_spans
+            self.objects = {} if objects is None else objects
+            self.item_separator, self.key_separator, self.quote = item_separator, key_separator, quote
+
+    def __getattr__(self, name: str) -> Any:
+        """A layout field not read yet (only called for a slot that is not set): ``layout`` sets them."""
+        layout = self.layout
+        if layout is None or name not in _LAID_OUT:
+            raise AttributeError(f"'JsonValue' object has no attribute {name!r}")
+        self.layout = None
+        self.key_spans, self.entry_spans, self.objects = {}, {}, {}
+        self.item_separator, self.key_separator, self.quote = ", ", ": ", None
+        layout(self)
+        return getattr(self, name)
 
     def get(self, dotted: str, default: Any = None) -> Any:
         node = self.data
@@ -103,6 +131,9 @@ class JsonValue:
                 return default
             node = node[part]
         return node
+
+
+_LAID_OUT = frozenset({"key_spans", "entry_spans", "objects", "item_separator", "key_separator", "quote"})
 
 
 @record(slots=True)

@@ -44,11 +44,19 @@ def test_a_plain_script_imports_none_of_them(tmp_path):
     assert loaded == []
 
 
+def test_a_json_option_no_finding_points_into_reads_no_layout(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_capture_sizes\": [1, 8]}'\n")
+    code, loaded, report = _loaded_after_linting(script)
+    assert code in (0, 1) and isinstance(json.loads(report), list)
+    assert loaded == []
+
+
 @pytest.mark.parametrize("name, text, needed", [
     ("README.md", "# Serve\n\n```bash\nvllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 3\n```\n",
      "qlint.linter.documents"),
-    ("run.sh", "vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_capture_sizes\": [1, 8]}'\n",
-     "qlint.linter.jsonspan"),
+    ("run.sh", "vllm serve Qwen/Qwen3.6-27B --compilation-config '{\"cudagraph_capture_sizez\": [1, 8]}'\n",
+     "qlint.linter.jsonspan"),  # a finding on a JSON key: where the key is
     ("run.sh", "vllm serve ./Qwen3.6-27B --tensor-parallel-size 3\n", "qlint.linter.model_dir"),
 ])
 def test_an_input_that_needs_one_imports_it(tmp_path, name, text, needed):

@@ -1,0 +1,109 @@
+"""A JSON option's layout (key spans, entries, objects, separators, quote) read when first asked for is the one
+read at once; the layouts and trees kept for a text read again (a DP template per local rank) are the ones
+read afresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qlint.knowledge.base import load
+from qlint.linter import planner, shell
+from qlint.linter.lint import lint_bytes
+from qlint.linter.planner import build_plan
+from qlint.linter.shell import parse_script, parse_tree
+from qlint.linter.source import SourceText
+from qlint.rules.plan import JsonValue
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures").rglob("*.sh"))
+LAID_OUT = ("data", "key_spans", "entry_spans", "objects", "item_separator", "key_separator", "quote")
+
+
+def _json_values(data: bytes, path: str = "run.sh") -> list[JsonValue]:
+    plan = build_plan(load(), parse_script(SourceText.from_bytes(path, data)))
+    return [option.json for serve in plan.serve_commands() for option in serve.all_options if option.json is not None]
+
+
+def _fields(value: JsonValue) -> tuple:
+    return tuple(getattr(value, name) for name in LAID_OUT)
+
+
+def _scripts_with_json() -> list[Path]:
+    return [path for path in FIXTURES if b"{" in path.read_bytes() and b"-config" in path.read_bytes()]
+
+
+@pytest.mark.parametrize("path", _scripts_with_json()[::3], ids=lambda path: path.name)
+def test_a_layout_read_when_asked_is_the_one_read_at_once(path, monkeypatch):
+    data = path.read_bytes()
+    try:
+        SourceText.from_bytes(str(path), data)
+        lazy = _json_values(data, str(path))
+    except Exception:  # not a script qlint reads (exit 2): nothing to lay out
+        return
+    planner._LAYOUTS.clear()
+    monkeypatch.setattr(planner, "_LAZY_NESTING", -1)  # every layout read at once
+    eager = _json_values(data, str(path))
+    assert all(value.layout is None for value in eager)
+    assert [_fields(value) for value in lazy] == [_fields(value) for value in eager]
+
+
+def test_a_layout_is_read_only_when_asked_for():
+    script = b"vllm serve Qwen/Qwen3.6-27B --additional-config '{\"a\": {\"b\": 1},  \"c\":2}'\n"
+    [value] = _json_values(script)
+    assert value.layout is not None  # not read yet
+    assert value.data == {"a": {"b": 1}, "c": 2}
+    assert value.key_separator == ": " and value.item_separator is not None
+    assert value.layout is None
+    assert sorted(value.key_spans) == ["a", "a.b", "c"] and sorted(value.objects) == ["", "a"]
+    assert value.quote == "'" and value.key_spans["a.b"].column == 62
+
+
+def test_an_unread_layout_compares_and_shows_as_a_read_one():
+    script = b"vllm serve Qwen/Qwen3.6-27B --speculative-config '{\"method\": \"mtp\"}'\n"
+    [lazy] = _json_values(script)
+    [again] = _json_values(script)
+    assert lazy.layout is not None and again.layout is not None
+    assert repr(lazy) == repr(again) and "method" in repr(lazy)
+    assert lazy == again
+
+
+def test_a_deeply_nested_object_is_laid_out_at_once():
+    text = "{" + "".join(f'"k{i}": {{' for i in range(planner._LAZY_NESTING + 1)) + "}" * (planner._LAZY_NESTING + 2)
+    [value] = _json_values(f"vllm serve Qwen/Qwen3.6-27B --additional-config '{text}'\n".encode())
+    assert value.layout is None and "k0.k1" in value.key_spans
+
+
+def test_a_text_read_again_gets_the_same_layout_in_dicts_of_its_own():
+    script = b"vllm serve Qwen/Qwen3.6-27B --kv-transfer-config '{\"kv_role\": \"kv_producer\", \"kv_port\": 30000}'\n"
+    planner._LAYOUTS.clear()
+    [first] = _json_values(script)
+    [second] = _json_values(script)
+    assert _fields(first) == _fields(second)
+    assert first.key_spans is not second.key_spans and first.objects is not second.objects
+    first.key_spans.clear()
+    assert sorted(second.key_spans) == ["kv_port", "kv_role"]
+    [moved] = _json_values(b"\n" + script)  # the same JSON text elsewhere: its own spans
+    assert moved.key_spans["kv_port"].line == second.key_spans["kv_port"].line + 1
+
+
+def test_a_tree_kept_for_a_text_is_the_one_parsed_afresh():
+    data = FIXTURES[0].read_bytes()
+    assert parse_tree(data) is parse_tree(data)
+    kept = parse_script(SourceText.from_bytes("a.sh", data), {"1": "0"})
+    shell._TREES.clear()
+    fresh = parse_script(SourceText.from_bytes("a.sh", data), {"1": "0"})
+    assert [(w.value, w.span) for c in kept.commands for w in c.words] == \
+        [(w.value, w.span) for c in fresh.commands for w in c.words]
+
+
+@pytest.mark.parametrize("path", FIXTURES[::41], ids=lambda path: path.name)
+def test_linting_a_file_again_reports_what_it_did(path):
+    data = path.read_bytes()
+    first = lint_bytes(str(path), data)
+    again = lint_bytes(str(path), data)
+    shell._TREES.clear()
+    planner._LAYOUTS.clear()
+    fresh = lint_bytes(str(path), data)
+    seen = [[(f.rule.id, f.message, f.message_zh, f.span, f.fix) for f in result.findings] for result in (first, again, fresh)]
+    assert seen[0] == seen[1] == seen[2]
