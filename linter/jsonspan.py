@@ -18,7 +18,13 @@ _DECODER = json.JSONDecoder()
 
 
 def _skip(text: str, index: int) -> int:
+    if text[index:index + 1] not in _BLANKS:  # (most tokens follow no blank: no pattern match)
+        return index
     return WHITESPACE.match(text, index).end()
+
+
+_BLANKS = frozenset(" \t\n\r")
+"""What ``json.decoder.WHITESPACE`` matches (``[ \t\n\r]*``), one character at a time."""
 
 
 @record
@@ -38,6 +44,14 @@ class Layout:
     objects: dict[str, tuple[int, bool]] = field(default_factory=dict)
     item_separator: str | None = None
     key_separator: str | None = None
+
+    def __init__(self, values: dict[str, tuple[int, int]] | None = None,
+                 entries: dict[str, tuple[int, int]] | None = None, objects: dict[str, tuple[int, bool]] | None = None,
+                 item_separator: str | None = None, key_separator: str | None = None) -> None:
+        self.values = {} if values is None else values
+        self.entries = {} if entries is None else entries
+        self.objects = {} if objects is None else objects
+        self.item_separator, self.key_separator = item_separator, key_separator
 
 
 def layout(text: str) -> Layout:

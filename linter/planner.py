@@ -14,7 +14,7 @@ import re
 
 from qlint.knowledge.base import KnowledgeBase, unique_prefix
 from qlint.knowledge.images import parse_image
-from qlint.linter.shell import ParsedScript, SimpleCommand, Word
+from qlint.linter.shell import Assignment, ParsedScript, SimpleCommand, Word
 from qlint.linter.source import SourceText
 from qlint.rules.plan import (
     ClientCommand,
@@ -78,6 +78,8 @@ class Planner:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
         self.flag = kb.flag  # spelling -> spec (flag_index.get), read alone from the compiled form
+        # an assignment's EnvSetting, made once per plan (the assignment held: no id reuse)
+        self._env_settings: dict[int, tuple[Assignment, EnvSetting]] = {}
 
     # -- options -------------------------------------------------------------
     def resolve_flag(self, spelled: str) -> tuple[str, bool, bool]:
@@ -248,15 +250,15 @@ class Planner:
         words = simple.words
         if not words:
             return None
-        env = {
-            name: EnvSetting(
-                name=name,
-                value=_value(assignment.word) if assignment.word is not None else None,
-                span=assignment.span,
-                exported=assignment.exported,
-            )
-            for name, assignment in simple.env.items()
-        }
+        settings = self._env_settings
+        env = {}
+        for name, assignment in simple.env.items():  # the variables in scope: mostly the same for every command
+            held = settings.get(id(assignment))
+            if held is None or held[0] is not assignment or held[1].name != name or held[1].exported != assignment.exported:
+                setting = EnvSetting(name, _value(assignment.word) if assignment.word is not None else None,
+                                     assignment.span, assignment.exported)
+                held = settings[id(assignment)] = (assignment, setting)
+            env[name] = held[1]
         argv = [_value(w) for w in words]
         program = (words[0].value or "").rsplit("/", 1)[-1]
         rest = words[1:]

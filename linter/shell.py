@@ -206,6 +206,14 @@ class SimpleCommand:
     layers: list[Layer] = field(default_factory=list)  # wrappers around it, outermost first (docker, ssh...)
     in_loop: bool = False  # inside a while/until loop (its condition or body): repeated until something holds
 
+    def __init__(self, words: list[Word], span: Span, env: dict[str, Assignment], prefix: list[Assignment] | None = None,
+                 background: bool = False, layers: list[Layer] | None = None, in_loop: bool = False) -> None:
+        self.words, self.span, self.env = words, span, env
+        self.prefix = [] if prefix is None else prefix
+        self.background = background
+        self.layers = [] if layers is None else layers
+        self.in_loop = in_loop
+
 
 @record
 class Unread:

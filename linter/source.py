@@ -54,6 +54,13 @@ class InputError(Exception):
         return self.zh if lang.startswith("zh") and self.zh else self.message
 
 
+_TEXTS: dict[bytes, tuple[list[int], bool, dict[tuple[int, int], Span] | None]] = {}
+"""Per text read last: its line starts, whether it is ASCII, and the spans asked of it so far (by byte range).
+The deployment pass reads a DP template once per local rank, the same bytes each time; spans are frozen."""
+_TEXT_CACHE_SIZE = 8
+_TEXT_CACHE_BYTES = 64 * 1024
+
+
 @record
 class SourceText:
     """The text of one script. ``data`` is UTF-8 bytes with line endings kept."""
@@ -63,9 +70,17 @@ class SourceText:
     _line_starts: list[int] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
-        self._line_starts = line_starts(self.data)
-        # with ASCII text a column is a byte count: no decoding per position
-        self._ascii = self.data.isascii()
+        data = self.data
+        kept = len(data) <= _TEXT_CACHE_BYTES
+        known = _TEXTS.get(data) if kept else None
+        if known is None:
+            # with ASCII text a column is a byte count: no decoding per position
+            known = (line_starts(data), data.isascii(), {} if kept else None)
+            if kept:
+                if len(_TEXTS) >= _TEXT_CACHE_SIZE:
+                    _TEXTS.clear()
+                _TEXTS[data] = known
+        self._line_starts, self._ascii = known[0], known[1]
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> "SourceText":
@@ -117,21 +132,31 @@ class SourceText:
         return row + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
     def span(self, start: int, end: int) -> Span:
+        known = _TEXTS.get(self.data)  # (looked up, not held: a text kept for a deployment keeps no table)
+        spans = known[2] if known is not None else None
+        if spans is not None:
+            found = spans.get((start, end))
+            if found is not None:
+                return found
         if not self._ascii:
             line, column = self.position(start)
             end_line, end_column = self.position(end)
-            return Span(line=line, column=column, end_line=end_line, end_column=end_column)
-        # ASCII: columns are byte counts; one search when both ends share a line
-        size = len(self.data)
-        start = 0 if start < 0 else size if start > size else start
-        end = 0 if end < 0 else size if end > size else end
-        starts = self._line_starts
-        row = bisect_right(starts, start) - 1
-        line_start = starts[row]
-        if start <= end and (row + 1 == len(starts) or end < starts[row + 1]):
-            return Span(line=row + 1, column=start - line_start + 1, end_line=row + 1, end_column=end - line_start + 1)
-        end_row = bisect_right(starts, end) - 1
-        return Span(line=row + 1, column=start - line_start + 1, end_line=end_row + 1, end_column=end - starts[end_row] + 1)
+            found = Span(line, column, end_line, end_column)
+        else:  # ASCII: columns are byte counts; one search when both ends share a line
+            size = len(self.data)
+            first = 0 if start < 0 else size if start > size else start
+            last = 0 if end < 0 else size if end > size else end
+            starts = self._line_starts
+            row = bisect_right(starts, first) - 1
+            line_start = starts[row]
+            if first <= last and (row + 1 == len(starts) or last < starts[row + 1]):
+                found = Span(row + 1, first - line_start + 1, row + 1, last - line_start + 1)
+            else:
+                end_row = bisect_right(starts, last) - 1
+                found = Span(row + 1, first - line_start + 1, end_row + 1, last - starts[end_row] + 1)
+        if spans is not None:
+            spans[(start, end)] = found
+        return found
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line ending."""

@@ -202,6 +202,11 @@ class Command:
     background: bool = False  # the script goes on without waiting for it (``cmd &``, ``docker run -d``)
     in_loop: bool = False  # inside a while/until loop: run again until its condition holds (a poll)
 
+    def __init__(self, kind: str, span: Span, env: dict[str, EnvSetting], argv: list[Value],
+                 container: "DockerRun | None" = None, background: bool = False, in_loop: bool = False) -> None:
+        self.kind, self.span, self.env, self.argv = kind, span, env, argv
+        self.container, self.background, self.in_loop = container, background, in_loop
+
 
 @record(slots=True)
 class ServeCommand(Command):
@@ -221,6 +226,21 @@ class ServeCommand(Command):
     # (line, indentation) of the first option on its own continuation line after the model: where a
     # new option is written as a line of its own (None: one-line command, or no such layout)
     option_line: tuple[int, str] | None = None
+
+    def __init__(self, kind: str, span: Span, env: dict[str, EnvSetting], argv: list[Value],
+                 container: "DockerRun | None" = None, background: bool = False, in_loop: bool = False,
+                 model: Value | None = None, local_model: LocalModel | None = None,
+                 options: dict[str, Option] | None = None, all_options: list[Option] | None = None,
+                 positionals: list[Value] | None = None, wrappers: list[str] | None = None,
+                 devices: list[Value] | None = None, option_line: tuple[int, str] | None = None) -> None:
+        self.kind, self.span, self.env, self.argv = kind, span, env, argv
+        self.container, self.background, self.in_loop = container, background, in_loop
+        self.model, self.local_model = model, local_model
+        self.options = {} if options is None else options
+        self.all_options = [] if all_options is None else all_options
+        self.positionals = [] if positionals is None else positionals
+        self.wrappers = [] if wrappers is None else wrappers
+        self.devices, self.option_line = devices, option_line
 
     def opt(self, name: str) -> Option | None:
         return self.options.get(name)
