@@ -48,10 +48,10 @@ def lb_modes(scope: Scope):
     serve = scope.serve
     if serve.argv and serve.argv[0].text and "api_server" in " ".join(a.text or "" for a in serve.argv[:3]):
         return  # the mode detection lives in `vllm serve`
-    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     if not kit.holds(scope, "vllm_lb_modes_exclusive"):
         if serve.has("--data-parallel-hybrid-lb") and serve.has("--data-parallel-external-lb") \
                 and kit.holds(scope, "vllm_hybrid_and_external_lb_assert"):
+            where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
             yield Finding(LB_MODES,
                           Text(en=f"--data-parallel-hybrid-lb with --data-parallel-external-lb: {where} asserts they are "
                                "not both set",
@@ -74,6 +74,7 @@ def lb_modes(scope: Scope):
     ) if on]
     if len(modes) < 2:
         return
+    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     error = "'Cannot use more than one data parallel load balancing mode'"
     yield Finding(LB_MODES,
                   Text(en=f"the options imply {' and '.join(m[0] for m in modes)} load balancing: vllm serve of {where} "

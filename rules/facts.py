@@ -188,13 +188,28 @@ def model(scope: Scope):
         return Known(ModelMatch(match.model, variant, name), f"qlint directive model={name}", span)
     if reference is None:
         raise Unknown("model")
-    match = scope.kb.match_model(reference.value)
+    match = _match_model(scope.kb, reference.value)
     if match is not None:
         return Known(match, f"{reference.value} -> {match.model.id}")
     named = _served_as_model(scope, reference.value)
     if named is None:
         raise Unknown("model")
     return named
+
+
+_MATCHES: dict[tuple[int, str], tuple[Any, ModelMatch | None]] = {}
+"""What ``match_model`` answers per knowledge base and model argument (a batch names the same few models
+again and again, and the deployment pass reads a template once per rank); the records never change."""
+
+
+def _match_model(kb: Any, reference: str) -> ModelMatch | None:
+    key = (id(kb), reference)
+    hit = _MATCHES.get(key)
+    if hit is None or hit[0] is not kb:  # the entry holds its knowledge base: no id reuse
+        if len(_MATCHES) > 1024:
+            _MATCHES.clear()
+        hit = _MATCHES[key] = (kb, kb.match_model(reference))
+    return hit[1]
 
 
 def _served_as_model(scope: Scope, reference: str) -> Known | None:

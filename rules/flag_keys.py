@@ -45,6 +45,20 @@ def _walk_keys(data: dict, prefix: str = ""):
             yield from _walk_keys(value, dotted + ".")
 
 
+_KNOWN: dict[int, tuple[object, list, dict]] = {}
+
+
+def _known_keys(sub) -> dict:
+    """Key table ``sub``'s keys by dotted key, made once per table (the entry holds it: no id reuse)."""
+    keys = sub.keys
+    held = _KNOWN.get(id(sub))
+    if held is None or held[0] is not sub or held[1] is not keys:
+        if len(_KNOWN) > 256:
+            _KNOWN.clear()
+        held = _KNOWN[id(sub)] = (sub, keys, {k.key: k for k in keys})
+    return held[2]
+
+
 @check(UNKNOWN_KEY)
 def unknown_key(scope: Scope):
     version = parse_version(scope.get("version"))
@@ -56,7 +70,7 @@ def unknown_key(scope: Scope):
         sub = option_facts.key_table(scope, release, fact, option)
         if sub is None:
             continue
-        known = {k.key: k for k in sub.keys}
+        known = _known_keys(sub)
         for dotted, _ in _walk_keys(option.json.data):
             parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
             spec = known.get(dotted)

@@ -154,14 +154,13 @@ def _loose_type_finding(sub_closed: bool, key_spec, value, span):
 def _release_value(option, fact, release):
     """QL106 findings for an option value against the release's own facts (type, choices, range)."""
     text = option.value.text
-    where, where_zh = option_facts.where(release), option_facts.where_zh(release)
     number: float | None = None
     if fact.kind == "int":
         number = option_facts.option_int_value(release, fact.name, text)
         if number is None:
             yield Finding(BAD_VALUE, Text(
-                en=f"{option.spelled} expects an integer, got {text!r} ({where})",
-                zh=f"{option.spelled} 需要整数，实际为 {text!r}（{where_zh}）",
+                en=f"{option.spelled} expects an integer, got {text!r} ({option_facts.where(release)})",
+                zh=f"{option.spelled} 需要整数，实际为 {text!r}（{option_facts.where_zh(release)}）",
             ), option.value.span, sources=_cited(fact))
             return
         if fact.parser == "human_readable_int_or_auto" and number == -1:
@@ -170,8 +169,8 @@ def _release_value(option, fact, release):
         number = option.value.as_float()
         if number is None:
             yield Finding(BAD_VALUE, Text(
-                en=f"{option.spelled} expects a number, got {text!r} ({where})",
-                zh=f"{option.spelled} 需要数值，实际为 {text!r}（{where_zh}）",
+                en=f"{option.spelled} expects a number, got {text!r} ({option_facts.where(release)})",
+                zh=f"{option.spelled} 需要数值，实际为 {text!r}（{option_facts.where_zh(release)}）",
             ), option.value.span, sources=_cited(fact))
             return
     elif fact.kind == "choice" and fact.choices and text not in fact.choices:
@@ -183,8 +182,8 @@ def _release_value(option, fact, release):
         yield Finding(
             BAD_VALUE,
             Text(
-                en=f"{option.spelled} {text!r} is not one of {shown} ({where}){hint}",
-                zh=f"{option.spelled} 的取值 {text!r} 不在可选值 {shown} 之中（{where_zh}）{hint_zh}",
+                en=f"{option.spelled} {text!r} is not one of {shown} ({option_facts.where(release)}){hint}",
+                zh=f"{option.spelled} 的取值 {text!r} 不在可选值 {shown} 之中（{option_facts.where_zh(release)}）{hint_zh}",
             ),
             option.value.span,
             # Literal[...] | str: plugins may register more values at run time
@@ -195,9 +194,9 @@ def _release_value(option, fact, release):
     if number is not None and fact.range and not option_facts.in_range(fact.range, number):
         bounds = option_facts.range_text(fact.range)
         yield Finding(BAD_VALUE, Text(
-            en=f"{option.spelled} {text} is outside {bounds}, the range {where} accepts"
+            en=f"{option.spelled} {text} is outside {bounds}, the range {option_facts.where(release)} accepts"
                + (f" ({fact.field})" if fact.field else ""),
-            zh=f"{option.spelled} {text} 超出 {where_zh} 接受的范围 {bounds}"
+            zh=f"{option.spelled} {text} 超出 {option_facts.where_zh(release)} 接受的范围 {bounds}"
                + (f"（{fact.field}）" if fact.field else ""),
         ), option.value.span, sources=_cited(fact, ranges=True))
 

@@ -162,7 +162,17 @@ META_BY_SEVERITY = {"error": DEFECT_ERROR, "warning": DEFECT_WARNING, "info": DE
 
 @lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    """``text`` lower-case, letters and digits only (kept per text: the entries' names and a script's model are
+    normalised again for every entry and command)."""
+    found = _NORMS.get(text)
+    if found is None:
+        if len(_NORMS) > 4096:
+            _NORMS.clear()
+        found = _NORMS[text] = re.sub(r"[^a-z0-9]", "", text.lower())
+    return found
+
+
+_NORMS: dict[str, str] = {}
 
 
 class _Undecided(Exception):

@@ -255,8 +255,8 @@ def stale_env(scope: Scope):
                 continue
             seen.add(key)
             record = scope.kb.env_var(setting.name)
-            if record is None:
-                continue
+            if record is None or (record.removed_in is None and record.deprecated_in is None):
+                continue  # (most variables were neither removed nor deprecated)
             current = _paired_vllm(scope, tag) if record.owner == "vllm" else parse_version(tag)
             owner = "vLLM" if record.owner == "vllm" else record.owner
             removed, deprecated = _bound(record.removed_in), _bound(record.deprecated_in)

@@ -52,6 +52,22 @@ def _local_format(kb, kind: str):
     return kb.format_from_config_method(kind)
 
 
+_NAMED: dict[tuple[int, str], tuple[object, object, bool]] = {}
+
+
+def _named_format(kb, reference: str):
+    """(the weight format a checkpoint name states or None, whether its words name an LLM Compressor
+    checkpoint), kept per knowledge base and name (the entry holds its knowledge base: no id reuse)."""
+    key = (id(kb), reference)
+    hit = _NAMED.get(key)
+    if hit is None or hit[0] is not kb:
+        if len(_NAMED) > 1024:
+            _NAMED.clear()
+        found = kb.format_from_name(reference)
+        hit = _NAMED[key] = (kb, found, bool(set(name_words(reference)) & LLM_COMPRESSOR_WORDS))
+    return hit[1], hit[2]
+
+
 @fact("weight_format", requires=("model_ref", "model", "local_model"))
 def weight_format(scope: Scope):
     """The checkpoint's Weights: local directory metadata, else variant record, else name marks."""
@@ -60,7 +76,7 @@ def weight_format(scope: Scope):
     reference = scope.get("model_ref")
     if local is not None and local.quantization is not None:
         if local.quantization == "compressed-tensors":
-            found = kb.format_from_name(reference)
+            found = _named_format(kb, reference)[0]
             if found is None:
                 raise Unknown("weight_format")  # quantized, but the config's scheme is not read
             return Known(Weights(found, False, f"compressed-tensors config.json of {local.name}"), "config.json")
@@ -79,10 +95,9 @@ def weight_format(scope: Scope):
         modelslim = found.tool == "modelslim" and not on_disk
         origin = f"no quant_model_description.json in {local.name}" if on_disk else f"variant {variant.name}"
         return Known(Weights(found, modelslim, origin), "variant record")
-    found = kb.format_from_name(reference)
+    found, compressor = _named_format(kb, reference)
     if found is not None:
-        words = set(name_words(reference))
-        modelslim = found.tool == "modelslim" and not (words & LLM_COMPRESSOR_WORDS) and not on_disk
+        modelslim = found.tool == "modelslim" and not compressor and not on_disk
         origin = f"no quant_model_description.json in {local.name}" if on_disk else f"name {reference}"
         return Known(Weights(found, modelslim, origin), "model name")
     if local is None and re.search(_PLACEHOLDER_PATH, reference, re.I):

@@ -107,3 +107,50 @@ def test_linting_a_file_again_reports_what_it_did(path):
     fresh = lint_bytes(str(path), data)
     seen = [[(f.rule.id, f.message, f.message_zh, f.span, f.fix) for f in result.findings] for result in (first, again, fresh)]
     assert seen[0] == seen[1] == seen[2]
+
+
+def _reference_span(data: bytes, start: int, end: int) -> tuple[int, int, int, int]:
+    """Line and column (in characters) of two byte offsets, counted from the text itself."""
+    def position(offset: int) -> tuple[int, int]:
+        offset = max(0, min(offset, len(data)))
+        line_start = data.rfind(b"\n", 0, offset) + 1
+        return data.count(b"\n", 0, offset) + 1, len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return (*position(start), *position(end))
+
+
+@pytest.mark.parametrize("data", [b"a\nbc\n\ndef", "x = 'é'\n  ü\n".encode(), b"", b"\n\n"])
+def test_spans_of_a_kept_text_are_those_counted_afresh(data):
+    ranges = [(start, end) for start in range(-1, len(data) + 2) for end in range(start, len(data) + 2)]
+    first, again = SourceText("a.sh", data), SourceText("b.sh", data)
+    for start, end in ranges:
+        span = first.span(start, end)
+        assert (span.line, span.column, span.end_line, span.end_column) == _reference_span(data, start, end)
+        assert again.span(start, end) == span
+    assert again._line_starts == first._line_starts
+
+
+def test_commands_that_share_a_variable_see_its_setting():
+    script = b"export A=1\nB=2 vllm serve Qwen/Qwen3.6-27B --port 1\nexport B=3\nvllm serve Qwen/Qwen3.6-27B --port 2\n"
+    plan = build_plan(load(), parse_script(SourceText.from_bytes("run.sh", script)))
+    first, second = plan.serve_commands()
+    assert first.env["A"] == second.env["A"] and first.env["A"].value.text == "1" and first.env["A"].exported
+    assert first.env["B"].value.text == "2" and second.env["B"].value.text == "3"
+    assert first.env["B"].span.line == 2 and second.env["B"].span.line == 3
+
+
+def test_a_model_argument_resolves_as_the_knowledge_says_each_time():
+    from qlint.rules.facts import _match_model
+
+    kb = load()
+    names = [model.id for model in kb.models] + ["/data/ckpt/final", "Eco-Tech/Qwen3.6-27B-w8a8", "GLM5-w8a8"]
+    for name in names + names:
+        assert _match_model(kb, name) == kb.match_model(name)
+
+
+def test_normalised_names_are_the_patterns_result():
+    import re
+
+    from qlint.rules.known_defects import _norm
+
+    for text in ["Qwen3.6-27B", "GLM-5.1", "DeepSeek_V3.2", "", "Kimi K2.5 ", "Qwen3.6-27B"]:
+        assert _norm(text) == re.sub(r"[^a-z0-9]", "", text.lower())

@@ -19,7 +19,11 @@ def holds(scope: Scope, name: str) -> bool:
     The release is the ``version`` fact, always a release qlint knows (an unknown one is
     checked as the nearest known one). KeyError names an unknown behaviour.
     """
-    return _answer(scope.kb, "holds", name, scope.get("version"), lambda: scope.kb.holds(name, scope.get("version")))
+    kb, tag = scope.kb, scope.get("version")
+    hit = _ANSWERS.get((id(kb), "holds", name, tag))
+    if hit is not None and hit[0] is kb:  # (what _answer reads, without building the question and its answer)
+        return hit[1]  # type: ignore[return-value]
+    return _answer(kb, "holds", name, tag, lambda: kb.holds(name, tag))
 
 
 _ANSWERS: dict[tuple, tuple[KnowledgeBase, object]] = {}
