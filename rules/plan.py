@@ -113,8 +113,10 @@ class JsonValue:
 
     def __getattr__(self, name: str) -> Any:
         """A layout field not read yet (only called for a slot that is not set): ``layout`` sets them."""
+        if name not in _LAID_OUT:  # (first: unpickling asks for names while no slot is set yet)
+            raise AttributeError(f"'JsonValue' object has no attribute {name!r}")
         layout = self.layout
-        if layout is None or name not in _LAID_OUT:
+        if layout is None:
             raise AttributeError(f"'JsonValue' object has no attribute {name!r}")
         self.layout = None
         self.key_spans, self.entry_spans, self.objects = {}, {}, {}

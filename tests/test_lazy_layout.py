@@ -154,3 +154,13 @@ def test_normalised_names_are_the_patterns_result():
 
     for text in ["Qwen3.6-27B", "GLM-5.1", "DeepSeek_V3.2", "", "Kimi K2.5 ", "Qwen3.6-27B"]:
         assert _norm(text) == re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def test_an_unread_layout_travels_between_processes():
+    import pickle
+
+    script = b"vllm serve Qwen/Qwen3.6-27B --kv-transfer-config '{\"kv_role\": \"kv_producer\", \"kv_port\": 30000}'\n"
+    [value] = _json_values(script)
+    assert value.layout is not None
+    back = pickle.loads(pickle.dumps(value))  # (pickling reads it)
+    assert _fields(back) == _fields(value) and back.key_spans["kv_port"].column == 89
