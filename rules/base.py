@@ -40,7 +40,9 @@ def is_rule_id(text: str) -> bool:
 
 def is_rule_name(text: str) -> bool:
     """``re.match(_RULE_NAME, text)`` is not None: kebab-case of ASCII lower-case letters and digits."""
-    return all(part and not part.strip(_NAME_CHARS) for part in _one_line(text).split("-"))
+    text = _one_line(text)
+    return (text[:1] not in ("", "-") and text[-1] != "-" and "--" not in text
+            and not text.strip(_NAME_CHARS + "-"))  # (strip: every character is one of them)
 
 
 @record(frozen=True)
@@ -61,12 +63,7 @@ class Example:
                  version: str | None = None, peers: tuple[str, ...] = ()) -> None:
         if hardware not in (None, "a2", "a3", "310p"):
             raise ValueError(f"example hardware {hardware!r} is not a2, a3 or 310p")
-        object.__setattr__(self, "bad", bad)  # frozen
-        object.__setattr__(self, "good", good)
-        object.__setattr__(self, "fixed", fixed)
-        object.__setattr__(self, "hardware", hardware)
-        object.__setattr__(self, "version", version)
-        object.__setattr__(self, "peers", peers)
+        self.__dict__.update(bad=bad, good=good, fixed=fixed, hardware=hardware, version=version, peers=peers)  # frozen
 
 
 @record(frozen=True)
@@ -130,22 +127,10 @@ class RuleMeta:
         behaviours = tuple(behaviours)
         if applies is not None and applies not in behaviours:
             raise ValueError(f"{id}: applies={applies!r} must be one of its behaviours")
-        set_field = object.__setattr__  # frozen
-        set_field(self, "id", id)
-        set_field(self, "name", name)
-        set_field(self, "severity", severity)
-        set_field(self, "title", title)
-        set_field(self, "why", why)
-        set_field(self, "sources", sources)
-        set_field(self, "scope", scope)
-        set_field(self, "requires", tuple(requires))
-        set_field(self, "optional", tuple(optional))
-        set_field(self, "faq", faq)
-        set_field(self, "fix", fix)
-        set_field(self, "examples", tuple(examples))
-        set_field(self, "groups", groups)
-        set_field(self, "behaviours", behaviours)
-        set_field(self, "applies", applies)
+        # frozen: the fields go into the instance's dict at once (object.__setattr__ per field was half of this)
+        self.__dict__.update(id=id, name=name, severity=severity, title=title, why=why, sources=sources, scope=scope,
+                             requires=tuple(requires), optional=tuple(optional), faq=faq, fix=fix,
+                             examples=tuple(examples), groups=groups, behaviours=behaviours, applies=applies)
 
 
 @record(slots=True)

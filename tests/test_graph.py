@@ -24,6 +24,21 @@ def test_inputs_are_transitive():
     assert inputs.index("tp") < inputs.index("ep_size")
 
 
+def test_inputs_are_the_ancestors_in_the_graph_of_every_edge():
+    """inputs / fact_inputs walk the specs; they are the ancestors networkx finds in the graph of
+    every derives / requires / uses edge, in evaluation order."""
+    import networkx as nx
+
+    graph = default_graph()
+    edges = graph._graph
+    order = graph.node_order()
+    for rule_id in graph.rule_ids():
+        ancestors = nx.ancestors(edges, f"rule:{rule_id}")
+        assert graph.inputs(rule_id) == [node[5:] for node in order if node in ancestors]
+    for name in graph.fact_order():
+        assert graph.fact_inputs(name) == {node[5:] for node in nx.ancestors(edges, f"fact:{name}")}
+
+
 def test_affected_by_and_relations():
     graph = default_graph()
     assert "rule:QL206" in graph.affected_by("tp")

@@ -227,3 +227,18 @@ def test_modules_with_records_do_not_use_dataclasses():
             if any(name == "qlint.record" for name, _ in imports):
                 offenders += [f"{path.relative_to(root)}:{line}" for name, line in imports if name == "dataclasses"]
     assert offenders == [], "use qlint.record (record, field, replace, fields) in " + ", ".join(offenders)
+
+
+def test_records_that_fill_their_dict_at_once_hold_every_field_in_order():
+    """RuleMeta, Example, FactDef and RuleDef set their fields with one ``__dict__.update`` (frozen):
+    every field is there, in declaration order, and ``replace`` rebuilds an equal record."""
+    from qlint.record import replace
+    from qlint.rules import registry  # noqa: F401  (every rule)
+    from qlint.rules.graph import FACTS, RULES
+
+    rule = RULES["QL613"]
+    examples = [example for definition in RULES.values() for example in definition.meta.examples]
+    for value in (rule, rule.meta, examples[0], next(iter(dict.values(FACTS)))):
+        assert list(vars(value)) == [item.name for item in fields(value)], type(value).__qualname__
+        assert replace(value) == value
+    assert all(list(vars(example)) == [item.name for item in fields(example)] for example in examples)
