@@ -1,5 +1,5 @@
-"""Facts about the served model: attention and KV heads, routed experts, the model's own maximum
-length, how messages name it, and the architecture numbers memory estimates use, from a local
+"""Facts about the served model: attention and KV heads, MLA attention, routed experts, the model's own
+maximum length, how messages name it, and the architecture numbers memory estimates use, from a local
 directory's config.json first, else the knowledge (models.toml, architectures.toml).
 """
 
@@ -28,6 +28,17 @@ def _from_local_or_model(scope: Scope, name: str, local_field: str, model_field:
     if match is not None and getattr(match.value.model, model_field) is not None:
         return Known(getattr(match.value.model, model_field), f"{model_field} of {match.value.model.id}")
     raise Unknown(name)
+
+
+@fact("mla_attention", requires=("model",))
+def mla_attention(scope: Scope):
+    """True for DeepSeek-V3-style MLA models, False for Qwen models, unknown otherwise."""
+    model = scope.get("model").model
+    if model.family.startswith("Qwen"):
+        return Known(False, f"{model.family} uses GQA attention")
+    if model.family == "DeepSeek-V3":
+        return Known(True, "DeepSeek-V3 family uses MLA")
+    raise Unknown("mla_attention")
 
 
 @fact("attention_heads", requires=("local_model", "model"))

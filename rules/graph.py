@@ -26,7 +26,7 @@ import sys
 from functools import cached_property
 
 from qlint.knowledge.base import KnowledgeBase
-from qlint.record import record
+from qlint.record import fields, record
 from qlint.rules.base import FactTrace, Finding, RuleMeta
 from qlint.rules.plan import LaunchPlan, ServeCommand, Span
 
@@ -126,9 +126,12 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = (), when: 
     one or more alternatives joined by `` | ``: ``fact`` (a fact of ``meta.requires`` is truthy),
     ``fact=value`` (it equals the string), ``option:--name`` (a serve command has the option: the
     serve command of a serve-scope rule, any of the plan's or the deployment's otherwise),
-    ``env:NAME`` (the serve command's environment sets it; serve scope only) or ``command:kind`` (a
-    command of that kind: ``ray-start``, ``proxy``, ``launcher``...). A trigger must be sound: the
-    tests run every rule whose trigger fails and require that it reports nothing and reads no fact.
+    ``env:NAME`` (the serve command's environment sets it; serve scope only), ``command:kind`` (a
+    command of that kind: ``ray-start``, ``proxy``, ``launcher``...) or ``plan:field`` (a field of the
+    plan, ``unread``, ``shebang``..., is not empty: the plan's, or one of the deployment's). A trigger
+    must be sound: the tests run every rule whose trigger fails and require that it reports nothing and
+    reads no fact. Its conditions are told in order, each as soon as the facts it names are computed
+    (the other required facts after that), so a cheap condition that fails often goes first.
     """
 
     def register(function: Callable[["Scope"], Iterable[Finding]]):
@@ -148,7 +151,9 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = (), when: 
 
 Trigger = tuple[tuple[tuple[str, str, "str | None"], ...], ...]
 """A parsed ``when``: per condition, its alternatives as (kind, name, value): kind ``fact``, ``option``,
-``env`` or ``command``; value only for ``fact=value``."""
+``env``, ``command`` or ``plan``; value only for ``fact=value``."""
+
+_PLAN_FIELDS = frozenset(item.name for item in fields(LaunchPlan))  # what ``plan:`` may name
 
 
 def parse_trigger(rule_id: str, scope: str, requires: tuple[str, ...], conditions: Iterable[str]) -> Trigger:
@@ -168,7 +173,9 @@ def parse_trigger(rule_id: str, scope: str, requires: tuple[str, ...], condition
                     raise ValueError(f"{rule_id}: trigger {text!r} reads {name!r}, which is not in its requires")
             elif kind == "env" and scope != "serve":
                 raise ValueError(f"{rule_id}: trigger {text!r}: env: conditions are for serve-scope rules")
-            elif kind not in ("option", "env", "command"):
+            elif kind == "plan" and name not in _PLAN_FIELDS:
+                raise ValueError(f"{rule_id}: trigger {text!r}: a launch plan has no field {name!r}")
+            elif kind not in ("option", "env", "command", "plan"):
                 raise ValueError(f"{rule_id}: trigger {text!r}: unknown condition kind {kind!r}")
             if not name or (kind == "fact" and value == ""):
                 raise ValueError(f"{rule_id}: trigger {text!r} names nothing")
@@ -182,30 +189,34 @@ def parse_trigger(rule_id: str, scope: str, requires: tuple[str, ...], condition
 def _holds(trigger: Trigger, scope: "Scope", kind: str) -> bool:
     """Whether every condition of a trigger has an alternative that holds in ``scope`` (a rule of scope
     ``kind``). Fact conditions read facts the rule requires, which its gate has just computed."""
-    for alternatives in trigger:
-        for what, name, value in alternatives:
-            if what == "fact":
-                holder = scope.parent if scope.parent is not None and name in _SCRIPT_FACTS else scope
-                known = holder.values.get(name)
-                if not isinstance(known, Known) or (known.value == value if value is not None else known.value):
-                    break
-            elif what == "env":
-                if name in scope.serve.env:
-                    break
-            else:
-                if kind == "serve" and what == "option":
-                    if name in scope.serve.options:
-                        break
-                    continue
-                plans = scope.deployment if kind == "deployment" else [scope.plan]
-                if what == "option":
-                    if any(name in serve.options for plan in plans for serve in plan.serve_commands()):
-                        break
-                elif any(command.kind == name for plan in plans for command in plan.commands):
-                    break
+    return all(_condition_holds(alternatives, scope, kind) for alternatives in trigger)
+
+
+def _condition_holds(alternatives: tuple[tuple[str, str, "str | None"], ...], scope: "Scope", kind: str) -> bool:
+    """Whether one alternative of a trigger's condition holds in ``scope`` (see ``_holds``)."""
+    for what, name, value in alternatives:
+        if what == "fact":
+            holder = scope.parent if scope.parent is not None and name in _SCRIPT_FACTS else scope
+            known = holder.values.get(name)
+            if not isinstance(known, Known) or (known.value == value if value is not None else known.value):
+                return True  # (a fact not computed yet: it may hold)
+        elif what == "env":
+            if name in scope.serve.env:
+                return True
+        elif kind == "serve" and what == "option":
+            if name in scope.serve.options:
+                return True
         else:
-            return False
-    return True
+            plans = scope.deployment if kind == "deployment" else [scope.plan]
+            if what == "option":
+                if any(name in serve.options for plan in plans for serve in plan.serve_commands()):
+                    return True
+            elif what == "plan":
+                if any(getattr(plan, name) for plan in plans):
+                    return True
+            elif any(command.kind == name for plan in plans for command in plan.commands):
+                return True
+    return False
 
 
 @record
@@ -311,14 +322,34 @@ class Scope:
 class _Step:
     """What ``_run_step`` needs of one rule, computed once: its id, scope kind, required facts (name,
     is a script fact), the facts it may read, its check (None until its module is imported), its
-    trigger (None: not evaluated) and the module that defines it."""
+    trigger (None: not evaluated), the module that defines it and its gate: what to tell, in order,
+    before the rule runs, as (required facts to compute, trigger condition or None) pairs."""
 
-    __slots__ = ("id", "kind", "requires", "allowed", "check", "trigger", "module")
+    __slots__ = ("id", "kind", "requires", "allowed", "check", "trigger", "module", "gate")
 
     def __init__(self, rule_id: str, kind: str, requires: tuple[tuple[str, bool], ...], allowed: tuple[str, ...],
-                 check: Callable[[Scope], Iterable[Finding]] | None, trigger: Trigger | None, module: str) -> None:
+                 check: Callable[[Scope], Iterable[Finding]] | None, trigger: Trigger | None, module: str,
+                 gate: tuple[tuple[tuple[tuple[str, bool], ...], Any], ...]) -> None:
         self.id, self.kind, self.requires, self.allowed = rule_id, kind, requires, allowed
-        self.check, self.trigger, self.module = check, trigger, module
+        self.check, self.trigger, self.module, self.gate = check, trigger, module, gate
+
+
+def _gate(requires: tuple[tuple[str, bool], ...], trigger: Trigger | None) -> tuple[tuple[tuple[tuple[str, bool], ...], Any], ...]:
+    """A rule's gate (see ``_Step``): each condition of its trigger right after the required facts it
+    names, then the other required facts; without a trigger, the required facts. A rule runs when
+    every required fact is known and its trigger holds, in whatever order they are told: telling a
+    condition first spares computing facts (and importing the modules that define them) for a rule
+    whose trigger fails."""
+    if trigger is None:
+        return ((requires, None),)
+    gate: list = []
+    computed: set[str] = set()
+    for condition in trigger:
+        names = {name for what, name, _ in condition if what == "fact"}
+        gate.append((tuple(item for item in requires if item[0] in names and item[0] not in computed), condition))
+        computed |= names
+    gate.append((tuple(item for item in requires if item[0] not in computed), None))
+    return tuple(gate)
 
 
 # what the graph knows of a rule without importing it: scope, requires, optional, when, module
@@ -487,9 +518,11 @@ class RuleGraph:
             scope, requires, optional, when, module = self._specs[rule_id]
             definition = self._rules.get(rule_id)
             trigger = parse_trigger(rule_id, scope, requires, when) if evaluated and when else None
-            steps.append(_Step(rule_id, scope, tuple((name, name in _SCRIPT_FACTS) for name in requires),
-                               requires + optional, definition.check if definition is not None else None,
-                               trigger, module))
+            needed = tuple((name, name in _SCRIPT_FACTS) for name in requires)
+            # in audit mode every required fact is computed first and the trigger told after (_run_step)
+            steps.append(_Step(rule_id, scope, needed, requires + optional,
+                               definition.check if definition is not None else None, trigger, module,
+                               _gate(needed, None if self._audit else trigger)))
         return tuple(steps)
 
     def fact_order(self) -> list[str]:
@@ -625,22 +658,23 @@ class RuleGraph:
 
     def _run_step(self, step: _Step, scope: Scope) -> list[Finding]:
         parent = scope.parent
-        for needed, script_fact in step.requires:  # a required fact that is unknown skips the rule
-            holder = parent if script_fact and parent is not None else scope
-            value = holder.values.get(needed, _MISSING)
-            if value is UNKNOWN:
-                return []
-            if value is _MISSING:
-                scope._allowed = step.allowed
-                try:
-                    if holder._compute(needed) is None:
-                        return []
-                finally:
-                    scope._allowed = None
-        trigger = step.trigger
-        if trigger is not None and not _holds(trigger, scope, step.kind):
-            if self._audit:
-                self._audit_silent(step, scope)
+        for facts, condition in step.gate:
+            for needed, script_fact in facts:  # a required fact that is unknown skips the rule
+                holder = parent if script_fact and parent is not None else scope
+                value = holder.values.get(needed, _MISSING)
+                if value is UNKNOWN:
+                    return []
+                if value is _MISSING:
+                    scope._allowed = step.allowed
+                    try:
+                        if holder._compute(needed) is None:
+                            return []
+                    finally:
+                        scope._allowed = None
+            if condition is not None and not _condition_holds(condition, scope, step.kind):
+                return []  # the trigger fails
+        if self._audit and step.trigger is not None and not _holds(step.trigger, scope, step.kind):
+            self._audit_silent(step, scope)
             return []
         check = step.check  # (_call inlined: most rules that run report nothing)
         if check is None:

@@ -74,7 +74,7 @@ def _privileged_container(command: Command) -> DockerRun | None:
     return None
 
 
-@check(HOST_TUNING)
+@check(HOST_TUNING, when=("command:other", "command:serve"))  # (sysctl, tee, cpupower: commands of no known kind)
 def host_tuning(scope: Scope):
     if not scope.plan.serve_commands():
         return

@@ -8,7 +8,7 @@ from __future__ import annotations
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Known, Scope, Unknown, check, fact
+from qlint.rules.graph import Known, Scope, check, fact
 
 PRODUCERS = ("kv_producer", "kv_both")
 CONSUMERS = ("kv_consumer", "kv_both")
@@ -29,17 +29,6 @@ def kv_engine_sizes(scope: Scope):
     """The engine's TP and DP for comparing with kv_connector_extra_config (None when symbolic)."""
     tp, dp = scope.known("tp"), scope.known("dp")
     return Known({"tp": tp.value if tp else None, "dp": dp.value if dp else None}, "TP/DP of this engine")
-
-
-@fact("mla_attention", requires=("model",))
-def mla_attention(scope: Scope):
-    """True for DeepSeek-V3-style MLA models, False for Qwen models, unknown otherwise."""
-    model = scope.get("model").model
-    if model.family.startswith("Qwen"):
-        return Known(False, f"{model.family} uses GQA attention")
-    if model.family == "DeepSeek-V3":
-        return Known(True, "DeepSeek-V3 family uses MLA")
-    raise Unknown("mla_attention")
 
 
 def _block(config: dict, name: str):

@@ -57,7 +57,8 @@ MAMBA_MODE = RuleMeta(
 )
 
 
-@check(MAMBA_MODE, relations=(("requires", "mamba_cache_mode", "prefix_caching"),))
+@check(MAMBA_MODE, relations=(("requires", "mamba_cache_mode", "prefix_caching"),),
+       when=("option:--enable-prefix-caching | option:--mamba-cache-mode",))  # (a finding needs one of them written)
 def mamba_mode(scope: Scope):
     """align without chunked prefill; a mode without prefix caching; 'all' falling back to 'align'."""
     model = scope.get("model").model

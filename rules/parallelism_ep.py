@@ -103,7 +103,7 @@ EP_EXPERTS = RuleMeta(
 )
 
 
-@check(EP_MIXED, relations=(("conflicts", "expert_parallel", "moe_tp"),))
+@check(EP_MIXED, relations=(("conflicts", "expert_parallel", "moe_tp"),), when=("expert_parallel",))
 def ep_mixed(scope: Scope):
     moe_tp = scope.get("moe_tp")
     if scope.get("expert_parallel") and moe_tp is not None and moe_tp > 1:
@@ -123,7 +123,7 @@ def ep_mixed(scope: Scope):
         )
 
 
-@check(EP_DENSE)
+@check(EP_DENSE, when=("expert_parallel",))
 def ep_dense(scope: Scope):
     if scope.get("expert_parallel") and not scope.get("moe"):
         option = scope.serve.opt("--enable-expert-parallel")
@@ -141,7 +141,7 @@ def ep_dense(scope: Scope):
         )
 
 
-@check(EP_EXPERTS, relations=(("divides", "ep_size", "routed_experts"),))
+@check(EP_EXPERTS, relations=(("divides", "ep_size", "routed_experts"),), when=("ep_size", "routed_experts"))
 def ep_experts(scope: Scope):
     ep_size = scope.get("ep_size")
     experts = scope.get("routed_experts")
@@ -198,7 +198,7 @@ EXTERNAL_DP_DENSE = RuleMeta(
 )
 
 
-@check(EXTERNAL_DP_DENSE)
+@check(EXTERNAL_DP_DENSE, when=("option:--data-parallel-rank",))
 def external_dp_dense(scope: Scope):
     option = scope.serve.opt("--data-parallel-rank")
     if option is None or scope.get("moe") or scope.get("dp") <= 1 or not kit.holds(scope, "vllm_external_dp_rejects_dense"):

@@ -103,7 +103,7 @@ HEREDOC = RuleMeta(
 )
 
 
-@check(HEREDOC)
+@check(HEREDOC, when=("plan:unterminated_heredocs",))
 def unterminated_heredoc(scope: Scope):
     for span in scope.plan.unterminated_heredocs:
         yield Finding(
@@ -118,7 +118,7 @@ def unterminated_heredoc(scope: Scope):
         )
 
 
-@check(DANGLING)
+@check(DANGLING, when=("plan:dangling_continuations",))
 def dangling_continuation(scope: Scope):
     for span in scope.plan.dangling_continuations:
         # remove the backslash (and the blank before it stays harmless)
@@ -133,7 +133,7 @@ def dangling_continuation(scope: Scope):
         )
 
 
-@check(SHEBANG)
+@check(SHEBANG, when=("plan:shebang",))
 def misplaced_shebang(scope: Scope):
     if scope.plan.shebang is None:
         return
@@ -196,7 +196,7 @@ PLACEHOLDER = RuleMeta(
 )
 
 
-@check(PLACEHOLDER)
+@check(PLACEHOLDER, when=("plan:glued_redirects",))
 def placeholder_redirect(scope: Scope):
     for text, span in scope.plan.glued_redirects:
         yield Finding(

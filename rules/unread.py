@@ -64,7 +64,7 @@ _WHAT = {
 _ZH_WHAT = {"command string": "命令字符串", "standard input": "标准输入", "script": "脚本"}
 
 
-@check(UNREAD)
+@check(UNREAD, when=("plan:unread",))
 def not_read(scope: Scope):
     for kind, detail, span in scope.plan.unread:
         en, zh = _WHAT.get(kind, ("{detail} is not read", "{detail} 未被读取"))

@@ -7,6 +7,8 @@
   finds: over every fixture, every rule example and generated and mutated launch scripts. The lazy
   graph runs in audit mode there: a rule whose trigger fails runs all the same and must report
   nothing and compute no fact, so a trigger that would hide a finding fails the test where it would;
+* the lazy graph as a run builds it (not in audit mode: each trigger condition told as soon as the
+  facts it names are computed, the other required facts only then) finds the same, facts aside;
 * a fresh ``qlint FILE`` imports only the rule modules it needs and prints what ``QLINT_RULES=all``
   (every module, every rule) prints.
 """
@@ -35,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "tests" / "fixtures").rglob("*.sh"))
 EAGER = RuleGraph(FACTS, RULES)
 LAZY = RuleGraph.from_index(load_index(), audit=True)
+RUN = RuleGraph.from_index(load_index())  # as default_graph() builds it
 
 
 def test_the_committed_index_is_up_to_date():
@@ -67,6 +70,8 @@ def _outcome(graph: RuleGraph, inputs: list[tuple[str, bytes]], settings: Settin
 def _same(inputs: list[tuple[str, bytes]], settings: Settings, monkeypatch) -> None:
     eager = _outcome(EAGER, inputs, settings, monkeypatch)
     assert _outcome(LAZY, inputs, settings, monkeypatch) == eager
+    # a run computes fewer facts (none for a rule whose trigger fails): the findings' traces may be shorter
+    assert [found[:-1] for found in _outcome(RUN, inputs, settings, monkeypatch)] == [found[:-1] for found in eager]
 
 
 @pytest.mark.parametrize("hardware", [None, "310p"])
@@ -136,6 +141,41 @@ def test_a_trigger_reads_only_required_facts():
     with pytest.raises(ValueError, match="unknown condition kind"):
         parse_trigger("QL998", "serve", (), ("flag:--x",))
     assert parse_trigger("QL998", "serve", ("tp",), ("tp | option:--x",)) == ((("fact", "tp", None), ("option", "--x", None)),)
+    assert parse_trigger("QL998", "script", (), ("plan:unread",)) == ((("plan", "unread", None),),)
+    with pytest.raises(ValueError, match="no field 'unreadable'"):
+        parse_trigger("QL998", "script", (), ("plan:unreadable",))
+
+
+def test_a_run_tells_a_trigger_before_the_facts_it_does_not_name():
+    """A rule whose trigger fails computes only the facts its conditions name, up to the one that fails;
+    the audit computes every required fact first."""
+    from qlint.knowledge.text import Text
+    from qlint.rules.graph import RuleDef
+
+    meta = RuleMeta(id="QL998", name="never-runs", severity="info", title=Text(en="x", zh="x"),
+                    why=Text(en="x", zh="x"), groups=("flags",), requires=("tp", "kv_transfer", "moe", "dp"),
+                    sources=("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/README.md",))
+    rule = RuleDef(meta, lambda scope: [], when=("option:--tensor-parallel-size", "kv_transfer", "moe"))
+    plan = lint_module.lint_text("run.sh", "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 2\n").plan
+    computed = {}
+    for audit in (False, True):
+        graph = RuleGraph.from_index({"facts": load_index()["facts"], "rules": {}, "order": []}, audit=audit)
+        graph._rules, graph._rule_ids, graph._specs = {"QL998": rule}, ("QL998",), {
+            "QL998": ("serve", meta.requires, (), rule.when, "none")}
+        values: dict = {}
+        real = graph._run_step
+
+        def run_step(step, scope, real=real, values=values):
+            values.update(scope.values)  # (before: what the step computed is in the scope after it)
+            produced = real(step, scope)
+            values.update(scope.values)
+            return produced
+
+        graph._run_step = run_step  # type: ignore[method-assign]
+        assert graph.evaluate(plan, load(), Settings()) == []
+        computed[audit] = sorted(values)
+    assert computed[False] == ["kv_transfer"]  # the option holds, kv_transfer fails: neither tp, moe nor dp
+    assert {"tp", "kv_transfer", "moe", "dp"} <= set(computed[True])
 
 
 def _fresh(script: Path, **env) -> subprocess.CompletedProcess:
