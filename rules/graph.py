@@ -140,9 +140,9 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = (), when: 
         holder = RULES.get(_RULE_NAMES.get(meta.name, ""))  # (an index: checking every rule was quadratic)
         if holder is not None and holder.meta.name == meta.name:
             raise ValueError(f"rule name {meta.name} registered twice")
-        conditions = tuple(when)
-        parse_trigger(meta.id, meta.scope, meta.requires, conditions)  # ValueError on a malformed one
-        RULES[meta.id] = RuleDef(meta, function, tuple(relations), conditions)
+        # (a malformed trigger is refused where a graph is built from the registered rules: the rule index
+        # and the tests; RuleGraph.__init__)
+        RULES[meta.id] = RuleDef(meta, function, tuple(relations), tuple(when))
         _RULE_NAMES[meta.name] = meta.id
         return function
 
@@ -319,41 +319,44 @@ class Scope:
         return out
 
 
+Gate = tuple[tuple[tuple[str, ...], "tuple[tuple[str, str, str | None], ...] | None"], ...]
+"""What to tell, in order, before a rule runs: (required facts to compute, trigger condition or None)
+pairs. The rule index holds each rule's (``_gate``), as lists; empty: the required facts only."""
+
+
 class _Step:
-    """What ``_run_step`` needs of one rule, computed once: its id, scope kind, required facts (name,
-    is a script fact), the facts it may read, its check (None until its module is imported), its
-    trigger (None: not evaluated), the module that defines it and its gate: what to tell, in order,
-    before the rule runs, as (required facts to compute, trigger condition or None) pairs."""
+    """What ``_run_step`` needs of one rule, computed once: its id, scope kind, required facts, the facts
+    it may read, its check (None until its module is imported), its trigger (None: not evaluated), the
+    module that defines it and its gate (see ``Gate``)."""
 
     __slots__ = ("id", "kind", "requires", "allowed", "check", "trigger", "module", "gate")
 
-    def __init__(self, rule_id: str, kind: str, requires: tuple[tuple[str, bool], ...], allowed: tuple[str, ...],
+    def __init__(self, rule_id: str, kind: str, requires: tuple[str, ...], allowed: tuple[str, ...],
                  check: Callable[[Scope], Iterable[Finding]] | None, trigger: Trigger | None, module: str,
-                 gate: tuple[tuple[tuple[tuple[str, bool], ...], Any], ...]) -> None:
+                 gate: Gate) -> None:
         self.id, self.kind, self.requires, self.allowed = rule_id, kind, requires, allowed
         self.check, self.trigger, self.module, self.gate = check, trigger, module, gate
 
 
-def _gate(requires: tuple[tuple[str, bool], ...], trigger: Trigger | None) -> tuple[tuple[tuple[tuple[str, bool], ...], Any], ...]:
-    """A rule's gate (see ``_Step``): each condition of its trigger right after the required facts it
-    names, then the other required facts; without a trigger, the required facts. A rule runs when
-    every required fact is known and its trigger holds, in whatever order they are told: telling a
-    condition first spares computing facts (and importing the modules that define them) for a rule
-    whose trigger fails."""
-    if trigger is None:
-        return ((requires, None),)
+def _gate(requires: tuple[str, ...], trigger: Trigger) -> Gate:
+    """A rule's gate (see ``Gate``): each condition of its trigger right after the required facts it
+    names, then the other required facts; () without a trigger. A rule runs when every required fact
+    is known and its trigger holds, in whatever order they are told: telling a condition first spares
+    computing facts (and importing the modules that define them) for a rule whose trigger fails."""
+    if not trigger:
+        return ()
     gate: list = []
     computed: set[str] = set()
     for condition in trigger:
         names = {name for what, name, _ in condition if what == "fact"}
-        gate.append((tuple(item for item in requires if item[0] in names and item[0] not in computed), condition))
+        gate.append((tuple(name for name in requires if name in names and name not in computed), condition))
         computed |= names
-    gate.append((tuple(item for item in requires if item[0] not in computed), None))
+    gate.append((tuple(name for name in requires if name not in computed), None))
     return tuple(gate)
 
 
-# what the graph knows of a rule without importing it: scope, requires, optional, when, module
-_Spec = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
+# what the graph knows of a rule without importing it: scope, requires, optional, when, module, gate
+_Spec = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str, Gate]
 
 
 class RuleGraph:
@@ -383,8 +386,11 @@ class RuleGraph:
                     raise ValueError(f"rule {rule.meta.id} uses unknown fact {used}")
         fact_specs: dict[str, tuple[str, tuple[str, ...]]] = {
             name: (definition.scope, definition.requires) for name, definition in facts.items()}
-        rule_specs: dict[str, _Spec] = {rule_id: (rule.meta.scope, rule.meta.requires, rule.meta.optional, rule.when,
-                                rule.check.__module__.rpartition(".")[2]) for rule_id, rule in rules.items()}
+        rule_specs: dict[str, _Spec] = {  # (parse_trigger: ValueError on a malformed trigger)
+            rule_id: (rule.meta.scope, rule.meta.requires, rule.meta.optional, rule.when,
+                      rule.check.__module__.rpartition(".")[2],
+                      _gate(rule.meta.requires, parse_trigger(rule_id, rule.meta.scope, rule.meta.requires, rule.when)))
+            for rule_id, rule in rules.items()}
         self._setup(fact_specs, rule_specs, None, rules, lazy=False, audit=audit)
 
     @classmethod
@@ -392,10 +398,10 @@ class RuleGraph:
         """The graph the rule index describes (``qlint.rules.index``); rule modules are imported as
         their rules are about to run and their facts to be computed."""
         global _load_fact
-        facts, rules = index["facts"], index["rules"]  # [module, scope, requires] / [module, scope, requires, optional, when]
+        facts, rules = index["facts"], index["rules"]  # [module, scope, requires] / [module, scope, requires, optional, when, gate]
         modules = {name: entry[0] for name, entry in facts.items()}
         fact_specs = {name: (entry[1], tuple(entry[2])) for name, entry in facts.items()}
-        rule_specs = {rule_id: (entry[1], tuple(entry[2]), tuple(entry[3]), tuple(entry[4]), entry[0])
+        rule_specs = {rule_id: (entry[1], tuple(entry[2]), tuple(entry[3]), tuple(entry[4]), entry[0], entry[5])
                       for rule_id, entry in rules.items()}
 
         def load_fact(name: str) -> bool:
@@ -439,7 +445,7 @@ class RuleGraph:
         for name, (_, requires) in self._fact_specs.items():
             for needed in requires:
                 edges.append((f"fact:{needed}", f"fact:{name}", "derives"))
-        for rule_id, (_, requires, optional, _, _) in self._specs.items():
+        for rule_id, (_, requires, optional, _, _, _) in self._specs.items():
             node = f"rule:{rule_id}"
             for needed in requires:
                 edges.append((f"fact:{needed}", node, "requires"))
@@ -515,14 +521,13 @@ class RuleGraph:
         evaluated = self._lazy or self._audit
         steps = []
         for rule_id in self._rule_ids:
-            scope, requires, optional, when, module = self._specs[rule_id]
+            scope, requires, optional, when, module, gate = self._specs[rule_id]
             definition = self._rules.get(rule_id)
-            trigger = parse_trigger(rule_id, scope, requires, when) if evaluated and when else None
-            needed = tuple((name, name in _SCRIPT_FACTS) for name in requires)
-            # in audit mode every required fact is computed first and the trigger told after (_run_step)
-            steps.append(_Step(rule_id, scope, needed, requires + optional,
-                               definition.check if definition is not None else None, trigger, module,
-                               _gate(needed, None if self._audit else trigger)))
+            trigger = tuple([condition for _, condition in gate if condition is not None]) if evaluated and gate else None
+            if trigger is None or self._audit:  # audit: every required fact first, the trigger after (_run_step)
+                gate = ((requires, None),)
+            steps.append(_Step(rule_id, scope, requires, requires + optional,
+                               definition.check if definition is not None else None, trigger, module, gate))
         return tuple(steps)
 
     def fact_order(self) -> list[str]:
@@ -659,8 +664,8 @@ class RuleGraph:
     def _run_step(self, step: _Step, scope: Scope) -> list[Finding]:
         parent = scope.parent
         for facts, condition in step.gate:
-            for needed, script_fact in facts:  # a required fact that is unknown skips the rule
-                holder = parent if script_fact and parent is not None else scope
+            for needed in facts:  # a required fact that is unknown skips the rule
+                holder = parent if parent is not None and needed in _SCRIPT_FACTS else scope
                 value = holder.values.get(needed, _MISSING)
                 if value is UNKNOWN:
                     return []

@@ -2,8 +2,9 @@
 without importing the rule modules, in two files written by ``python -m qlint.rules.index``:
 
 * ``rules/index.json``, the graph: per fact ``[module, scope, requires]``, per rule ``[module, scope,
-  requires, optional, when]`` (``when``: its trigger, ``@check(..., when=...)``), and the evaluation
-  order of the graph built from every module. ``default_graph()`` is built from it and imports a
+  requires, optional, when, gate]`` (``when``: its trigger, ``@check(..., when=...)``; ``gate``: the
+  trigger parsed, each condition after the required facts it names, ``rules.graph.Gate``), and the
+  evaluation order of the graph built from every module. ``default_graph()`` is built from it and imports a
   rule module only when one of its rules is about to run (or a fact it defines is computed);
 * ``rules/catalog.json``, the listing: per rule ``[name, severity, groups, title (en), title (zh),
   fix]``, read by ``qlint rules``, ``--select`` / ``--ignore``, configuration checks and
@@ -51,7 +52,7 @@ def build_index() -> tuple[dict[str, Any], dict[str, list]]:
     facts = {name: [module(definition.compute), definition.scope, list(definition.requires)]
              for name, definition in dict.items(FACTS)}
     rules = {rule_id: [module(rule.check), rule.meta.scope, list(rule.meta.requires), list(rule.meta.optional),
-                       list(rule.when)] for rule_id, rule in RULES.items()}
+                       list(rule.when), graph._specs[rule_id][5]] for rule_id, rule in RULES.items()}
     catalog = {rule_id: [meta.name, meta.severity, list(meta.groups), meta.title.en, meta.title.zh, meta.fix]
                for rule_id, meta in ((rule_id, rule.meta) for rule_id, rule in RULES.items())}
     return {"facts": facts, "rules": rules, "order": graph.node_order()}, catalog

@@ -30,7 +30,7 @@ from qlint.linter import lint as lint_module
 from qlint.linter.deployment import lint_deployment
 from qlint.rules import registry  # noqa: F401  (every fact and rule, for the eager graph)
 from qlint.rules.base import Example, RuleMeta
-from qlint.rules.graph import FACTS, RULES, RuleGraph, Settings, parse_trigger
+from qlint.rules.graph import FACTS, RULES, RuleGraph, Settings, _gate, parse_trigger
 from qlint.rules.index import load_index, rendered
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,6 +144,13 @@ def test_a_trigger_reads_only_required_facts():
     assert parse_trigger("QL998", "script", (), ("plan:unread",)) == ((("plan", "unread", None),),)
     with pytest.raises(ValueError, match="no field 'unreadable'"):
         parse_trigger("QL998", "script", (), ("plan:unreadable",))
+    from qlint.knowledge.text import Text
+    from qlint.rules.graph import RuleDef
+
+    meta = RuleMeta(id="QL998", name="bad-trigger", severity="info", title=Text(en="x", zh="x"), why=Text(en="x", zh="x"),
+                    groups=("flags",), requires=("tp",), sources=("https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/README.md",))
+    with pytest.raises(ValueError, match="unknown condition kind"):  # where the index is built (registering does not parse)
+        RuleGraph(dict(FACTS), {"QL998": RuleDef(meta, lambda scope: [], when=("flag:--x",))})
 
 
 def test_a_run_tells_a_trigger_before_the_facts_it_does_not_name():
@@ -160,8 +167,9 @@ def test_a_run_tells_a_trigger_before_the_facts_it_does_not_name():
     computed = {}
     for audit in (False, True):
         graph = RuleGraph.from_index({"facts": load_index()["facts"], "rules": {}, "order": []}, audit=audit)
+        trigger = parse_trigger("QL998", "serve", meta.requires, rule.when)
         graph._rules, graph._rule_ids, graph._specs = {"QL998": rule}, ("QL998",), {
-            "QL998": ("serve", meta.requires, (), rule.when, "none")}
+            "QL998": ("serve", meta.requires, (), rule.when, "none", _gate(meta.requires, trigger))}
         values: dict = {}
         real = graph._run_step
 
