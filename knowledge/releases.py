@@ -334,7 +334,6 @@ def _validate(name: str, data: Any, model_name: str) -> None:
 
 def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFacts:
     options: dict[str, Option] = {}
-    spellings: dict[str, str] = {}
     for record in vllm["options"]:
         option = _option(record)
         options[option.name] = option
@@ -345,10 +344,7 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
     # argparse adds -h/--help to every parser
     options.setdefault("--help", Option(name="--help", kind="bool", source=vllm["parser"].get("class_source") or
                                         options[next(iter(options))].source, aliases=("-h",)))
-    for option in options.values():
-        spellings[option.name] = option.name
-        for alias in option.aliases:
-            spellings[alias.replace("_", "-") if alias.startswith("--") else alias] = option.name
+    spellings = _spellings((option.name, option.aliases) for option in options.values())
     sub_configs = {}
     for record in vllm["sub_configs"]:
         sub_configs[record["option"]] = SubConfig(
@@ -365,8 +361,23 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
         ascend_env={item["name"]: item for item in ascend["env_vars"]},
         validations=list(vllm["validations"]) + list(ascend["validations"]),
         unread=tuple(vllm["unread"]) + tuple(ascend["unread"]),
-        long_names=tuple(sorted(name for name in spellings if name.startswith("--"))),
+        long_names=_long_names(spellings),
     )
+
+
+def _spellings(options: Any) -> dict[str, str]:
+    """Every spelling of the options (``(name, aliases)`` pairs, in order) -> option name: each name, then
+    its aliases, long ones dashed."""
+    spellings: dict[str, str] = {}
+    for name, aliases in options:
+        spellings[name] = name
+        for alias in aliases:
+            spellings[alias.replace("_", "-") if alias.startswith("--") else alias] = name
+    return spellings
+
+
+def _long_names(spellings: dict[str, str]) -> tuple[str, ...]:
+    return tuple(sorted(name for name in spellings if name.startswith("--")))
 
 
 # -- layouts: where each record of a release data file sits, so a run decodes only what it reads --------
@@ -374,15 +385,18 @@ def _build(requested: str, release: str, ascend: dict, vllm: dict) -> ReleaseFac
 LAYOUT_DIR = "layout"
 """``knowledge/data/layout/<vllm|ascend>-<name>.json``: the layout of each release data file, written by
 ``python -m qlint.knowledge.compiled`` with the compiled knowledge (a test checks they are current)."""
-LAYOUT_FORMAT = 1
+LAYOUT_FORMAT = 2
 _LAID_OUT = {"options": "name", "sub_configs": "option", "validations": "class", "additional_config.keys": "key"}
 """The lists whose records a layout places one by one, and the field that names each record."""
 
 
 def layout_of(data: bytes) -> dict[str, Any]:
     """The layout of a release data file: its size and CRC-32 (``stamp``), the byte span of each top-level
-    value (``values``), the name and byte span of each record of the lists ``_LAID_OUT`` names
-    (``records``), and the aliases of the options that have some (``aliases``, for the spellings)."""
+    value (``values``), of each list ``_LAID_OUT`` names the name (``labels``) and byte span (``spans``:
+    start and end of each, one string of numbers of ``width`` digits, so that a record's are read alone)
+    of each record (``records``), and of a file with options what ``_build`` makes of their names and aliases:
+    the spellings in order (``spellings``), those that are not the name of the option they give
+    (``spelled``: spelling -> name) and the sorted long names (``long_names``)."""
     from binascii import crc32
     from json.decoder import WHITESPACE, JSONDecoder  # type: ignore[attr-defined]  # WHITESPACE: not in the stubs
 
@@ -418,16 +432,23 @@ def layout_of(data: bytes) -> dict[str, Any]:
                 raise ValueError(f"{close!r} expected at {index}")
             return
 
-    def records(value_start: int, label: str) -> list[list[Any]]:
-        return [[value.get(label) if isinstance(value, dict) else None, at(start), at(end)]
-                for _, value, start, end in items(value_start, "]", False)]
+    def records(value_start: int, label: str) -> dict[str, Any]:
+        labels: list[Any] = []
+        spans: list[int] = []
+        for _, value, start, end in items(value_start, "]", False):
+            labels.append(value.get(label) if isinstance(value, dict) else None)
+            spans += (at(start), at(end))
+        width = len(str(max(spans, default=0)))
+        return {"labels": _joined(labels), "spans": "".join(f"{number:0{width}d}" for number in spans),
+                "width": width}
 
     start = skip(0)
     if text[start] != "{":
         raise ValueError("a release data file is a JSON object")
     values: dict[str, list[int]] = {}
-    laid_out: dict[str, list[list[Any]]] = {}
-    aliases: dict[str, list[str]] = {}
+    laid_out: dict[str, dict[str, Any]] = {}
+    layout: dict[str, Any] = {"format": LAYOUT_FORMAT, "stamp": [len(data), crc32(data)], "values": values,
+                              "records": laid_out}
     for key, value, begin, end in items(start, "}", True):
         values[key] = [at(begin), at(end)]
         if key in _LAID_OUT and isinstance(value, list):
@@ -437,9 +458,37 @@ def layout_of(data: bytes) -> dict[str, Any]:
                 if inner == "keys":
                     laid_out[f"{key}.keys"] = records(inner_begin, _LAID_OUT[f"{key}.keys"])
         if key == "options" and isinstance(value, list):
-            aliases = {item["name"]: item["aliases"] for item in value if isinstance(item, dict) and item.get("aliases")}
-    return {"format": LAYOUT_FORMAT, "stamp": [len(data), crc32(data)], "values": values, "records": laid_out,
-            "aliases": aliases}
+            names: dict[str, list[str]] = {}
+            for item in value:  # as _build: a name given twice is placed first, with the last aliases
+                if isinstance(item, dict):
+                    names[item["name"]] = item.get("aliases") or []
+            names.setdefault("--help", ["-h"])  # argparse adds -h/--help to every parser
+            spellings = _spellings(names.items())
+            layout.update(spellings=_joined(list(spellings)), long_names=_joined(list(_long_names(spellings))),
+                          spelled={spelling: name for spelling, name in spellings.items() if spelling != name})
+    return layout
+
+
+def _joined(names: list[Any]) -> str | list[Any]:
+    """Names as a layout holds them: one string, the names separated by newlines (one JSON string scans
+    faster than hundreds), unless a name is not a non-empty string without a newline (then the list)."""
+    if all(isinstance(name, str) and name and "\n" not in name for name in names):
+        return "\n".join(names)
+    return names
+
+
+def _span(laid: dict[str, Any], at: int) -> tuple[int, int]:
+    """The byte span of record ``at`` of a list a layout places (see ``layout_of``)."""
+    spans, width = laid["spans"], laid["width"]
+    start = 2 * at * width
+    return int(spans[start:start + width]), int(spans[start + width:start + 2 * width])
+
+
+def _split(names: str | list[Any]) -> list[Any]:
+    """The names ``_joined`` gave."""
+    if isinstance(names, str):
+        return names.split("\n") if names else []
+    return names
 
 
 def _layout_name(relative: str) -> str:
@@ -485,33 +534,39 @@ def _layout(relative: str, data: bytes, crc: int) -> dict[str, Any] | None:
 
 class _Table:
     """A read-only name -> object mapping over records of a data file, each decoded (from its byte span)
-    and built (``build``) when it is first read. ``whole``: the span of the entire list, for a table
-    whose records are not laid out one by one (decoded, named by ``label``, on first use)."""
+    and built (``build``) when it is first read; ``laid``: the labels and spans of the records (see
+    ``layout_of``). ``whole``: the span of the entire list, for a table whose records are not laid out one
+    by one (decoded, named by ``label``, on first use)."""
 
-    __slots__ = ("_data", "_spans", "_build", "_made", "_whole", "_label")
+    __slots__ = ("_data", "_names_at", "_spans", "_build", "_made", "_whole", "_label")
 
-    def __init__(self, data: bytes, spans: dict[str, tuple[int, int]] | None, build,
+    def __init__(self, data: bytes, laid: dict[str, Any] | None, build,
                  whole: tuple[int, int] | None = None, label: str = "name") -> None:
-        self._spans: dict[str, Any] | None = spans
+        self._names_at: dict[str, Any] | None = None  # name -> the position of its record
+        self._spans: Any = None
+        if laid is not None:
+            self._names_at = {name: at for at, name in enumerate(_split(laid["labels"]))}
+            self._spans = laid
         self._made: dict[str, Any] = {}
         self._data, self._build = data, build
         self._whole, self._label = whole, label
 
     def _names(self) -> dict[str, Any]:
-        spans = self._spans
-        if spans is None:  # the whole list at once
+        names = self._names_at
+        if names is None:  # the whole list at once
             start, end = self._whole  # type: ignore[misc]
             made = self._made
             for record in json.loads(self._data[start:end]):
                 made[record[self._label]] = self._build(record)
-            spans = self._spans = dict.fromkeys(made, None)
-        return spans
+            names = self._names_at = dict.fromkeys(made, None)
+        return names
 
     def _item(self, name: str) -> Any:
         made = self._made
         if name in made:
             return made[name]
-        start, end = self._names()[name]  # KeyError for a name the table has not
+        at = self._names()[name]  # KeyError for a name the table has not
+        start, end = _span(self._spans, at)
         built = made[name] = self._build(json.loads(self._data[start:end]))
         return built
 
@@ -557,25 +612,37 @@ class _Table:
 
 class _Records:
     """A read-only list of the records of several data files (vLLM's validations, then vllm-ascend's), each
-    decoded when first read; ``of_class`` decodes only the records of one config class."""
+    decoded when first read; ``of_class`` decodes only the records of one config class. ``parts``: each
+    file's bytes and the labels and spans of its records (see ``layout_of``)."""
 
-    __slots__ = ("_parts", "_all", "_by_class")
+    __slots__ = ("_parts", "_all", "_by_class", "_labels")
 
-    def __init__(self, parts: list[tuple[bytes, list[list[Any]]]]) -> None:
+    def __init__(self, parts: list[tuple[bytes, dict[str, Any]]]) -> None:
         self._parts = parts
         self._all: list[dict] | None = None
         self._by_class: dict[str, list[dict]] = {}
+        self._labels: list[tuple[bytes, list[Any], dict[str, Any]]] | None = None  # each part's labels
+
+    def _where(self, cls: str | None, every: bool = False) -> list[dict]:
+        if self._labels is None:
+            self._labels = [(data, _split(laid["labels"]), laid) for data, laid in self._parts]
+        found = []
+        for data, labels, laid in self._labels:
+            for at, label in enumerate(labels):
+                if every or label == cls:
+                    start, end = _span(laid, at)
+                    found.append(json.loads(data[start:end]))
+        return found
 
     def _records(self) -> list[dict]:
         if self._all is None:
-            self._all = [json.loads(data[start:end]) for data, spans in self._parts for _, start, end in spans]
+            self._all = self._where(None, every=True)
         return self._all
 
     def of_class(self, cls: str) -> list[dict]:
         found = self._by_class.get(cls)
         if found is None:
-            found = self._by_class[cls] = [json.loads(data[start:end]) for data, spans in self._parts
-                                           for label, start, end in spans if label == cls]
+            found = self._by_class[cls] = self._where(cls)
         return found
 
     def __iter__(self):
@@ -612,7 +679,7 @@ def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_la
 
     needed = (("options" in vllm_records, "sub_configs" in vllm_records, "validations" in vllm_records,
                "env_vars" in vllm_values, "validations" in ascend_records, "env_vars" in ascend_values,
-               "additional_config.keys" in ascend_records))
+               "additional_config.keys" in ascend_records, "spellings" in vllm_layout))
     if not all(needed):
         return None
     parser = value(vllm_bytes, vllm_values, "parser")
@@ -627,18 +694,13 @@ def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_la
                 built.choices = built.choices + tuple(c for c in added if c not in built.choices)
         return built
 
-    names = {name: (start, end) for name, start, end in vllm_records["options"]}
-    options = _Table(vllm_bytes, names, option)
-    aliases = vllm_layout["aliases"]
-    if "--help" not in names:  # argparse adds -h/--help to every parser
-        aliases = {**aliases, "--help": ["-h"]}
+    options = _Table(vllm_bytes, vllm_records["options"], option)
+    if "--help" not in options:  # argparse adds -h/--help to every parser
         options.add("--help", Option(name="--help", kind="bool", source=parser.get("class_source") or
-                                     options[next(iter(names))].source, aliases=("-h",)))
-    spellings: dict[str, str] = {}
-    for name in options:  # as _build: each name, then its aliases, in the order of the data
-        spellings[name] = name
-        for alias in aliases.get(name, ()):
-            spellings[alias.replace("_", "-") if alias.startswith("--") else alias] = name
+                                     options[next(iter(options))].source, aliases=("-h",)))
+    spelled = _split(vllm_layout["spellings"])  # what _build makes of the names and aliases (see layout_of)
+    spellings = dict(zip(spelled, spelled))
+    spellings.update(vllm_layout["spelled"])
 
     def sub_config(record: dict) -> SubConfig:
         return SubConfig(option=record["option"], cls=record["class"], closed=record["closed"],
@@ -653,16 +715,14 @@ def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_la
         vllm_paired=value(ascend_bytes, ascend_values, "vllm"),
         vllm_source=value(ascend_bytes, ascend_values, "vllm_source"), options=options, spellings=spellings,  # type: ignore[arg-type]
         parser=parser,
-        sub_configs=_Table(vllm_bytes, {name: (start, end) for name, start, end in vllm_records["sub_configs"]},  # type: ignore[arg-type]
-                           sub_config),
-        additional_config=_Table(ascend_bytes, {name: (start, end) for name, start, end  # type: ignore[arg-type]
-                                                in ascend_records["additional_config.keys"]}, _key),
+        sub_configs=_Table(vllm_bytes, vllm_records["sub_configs"], sub_config),  # type: ignore[arg-type]
+        additional_config=_Table(ascend_bytes, ascend_records["additional_config.keys"], _key),  # type: ignore[arg-type]
         vllm_env=_Table(vllm_bytes, None, env, whole=tuple(vllm_values["env_vars"])),  # type: ignore[arg-type]
         ascend_env=_Table(ascend_bytes, None, env, whole=tuple(ascend_values["env_vars"])),  # type: ignore[arg-type]
         validations=_Records([(vllm_bytes, vllm_records["validations"]),  # type: ignore[arg-type]
                               (ascend_bytes, ascend_records["validations"])]),
         unread=tuple(value(vllm_bytes, vllm_values, "unread")) + tuple(value(ascend_bytes, ascend_values, "unread")),
-        long_names=tuple(sorted(name for name in spellings if name.startswith("--"))),
+        long_names=tuple(_split(vllm_layout["long_names"])),
     )
 
 

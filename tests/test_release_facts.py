@@ -435,10 +435,24 @@ def test_layout_of_places_every_record():
     data = '{"options": [{"name": "--a", "aliases": ["-a"]}, {"name": "--b\u00e9", "aliases": []}],\n "x": {"keys": []},'\
            ' "additional_config": {"closed": true, "keys": [ {"key": "k"} ]}, "validations": []}'.encode()
     layout = releases.layout_of(data)
-    spans = {name: data[start:end] for name, start, end in layout["records"]["options"]}
-    assert json.loads(spans["--a"])["aliases"] == ["-a"] and json.loads(spans["--b\u00e9"])["name"] == "--b\u00e9"
-    assert layout["aliases"] == {"--a": ["-a"]} and layout["records"]["validations"] == []
-    (name, start, end), = layout["records"]["additional_config.keys"]
-    assert name == "k" and json.loads(data[start:end]) == {"key": "k"}
+
+    def spans(laid):
+        return {name: data.__getitem__(slice(*releases._span(laid, at)))
+                for at, name in enumerate(releases._split(laid["labels"]))}
+
+    options = spans(layout["records"]["options"])
+    assert json.loads(options["--a"])["aliases"] == ["-a"] and json.loads(options["--b\u00e9"])["name"] == "--b\u00e9"
+    assert layout["records"]["validations"] == {"labels": "", "spans": "", "width": 1}
+    assert layout["spellings"] == "--a\n-a\n--b\u00e9\n--help\n-h" and layout["spelled"] == {"-a": "--a", "-h": "--help"}
+    assert releases._split(layout["long_names"]) == ["--a", "--b\u00e9", "--help"]
+    assert spans(layout["records"]["additional_config.keys"]) == {"k": b'{"key": "k"}'}
     start, end = layout["values"]["x"]
     assert json.loads(data[start:end]) == {"keys": []}
+
+
+@pytest.mark.parametrize("names", [[], ["a"], ["a", "b c"], [""], [None], ["a", None], ["a\nb"], ["a", ""]])
+def test_names_are_joined_so_that_they_split_back(names):
+    from qlint.knowledge import releases
+
+    joined = releases._joined(names)
+    assert releases._split(json.loads(json.dumps(joined))) == names
