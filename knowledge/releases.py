@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from qlint import __version__
 from qlint.knowledge.base import KnowledgeError, _cache_dir, parse_version, release_tag, unique_prefix
+from qlint.knowledge.compiled import read_json
 from qlint.record import field, record, replace
 
 TYPE_CHECKING = False
@@ -217,7 +218,7 @@ def _read_bytes(relative: str) -> bytes:
 
 def _decode(relative: str, data: bytes) -> Any:
     try:
-        return json.loads(data)
+        return read_json(data)
     except ValueError as error:
         raise KnowledgeError(f"{relative}: {error}") from error
 
@@ -524,7 +525,7 @@ def _layout(relative: str, data: bytes, crc: int) -> dict[str, Any] | None:
     """The shipped layout of data file ``relative`` when it was made from these very bytes, else None."""
     try:
         with open(os.path.join(_DATA_DIR, _layout_name(relative)), "rb") as handle:
-            body = json.loads(handle.read())
+            body = read_json(handle.read())
     except (OSError, ValueError):
         return None
     if not isinstance(body, dict) or body.get("format") != LAYOUT_FORMAT or body.get("stamp") != [len(data), crc]:
@@ -556,7 +557,7 @@ class _Table:
         if names is None:  # the whole list at once
             start, end = self._whole  # type: ignore[misc]
             made = self._made
-            for record in json.loads(self._data[start:end]):
+            for record in read_json(self._data[start:end]):
                 made[record[self._label]] = self._build(record)
             names = self._names_at = dict.fromkeys(made, None)
         return names
@@ -567,7 +568,7 @@ class _Table:
             return made[name]
         at = self._names()[name]  # KeyError for a name the table has not
         start, end = _span(self._spans, at)
-        built = made[name] = self._build(json.loads(self._data[start:end]))
+        built = made[name] = self._build(read_json(self._data[start:end]))
         return built
 
     def add(self, name: str, value: Any) -> None:
@@ -631,7 +632,7 @@ class _Records:
             for at, label in enumerate(labels):
                 if every or label == cls:
                     start, end = _span(laid, at)
-                    found.append(json.loads(data[start:end]))
+                    found.append(read_json(data[start:end]))
         return found
 
     def _records(self) -> list[dict]:
@@ -675,7 +676,7 @@ def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_la
 
     def value(data: bytes, values: dict[str, list[int]], key: str, default: Any = None) -> Any:
         span = values.get(key)
-        return json.loads(data[span[0]:span[1]]) if span is not None else default
+        return read_json(data[span[0]:span[1]]) if span is not None else default
 
     needed = (("options" in vllm_records, "sub_configs" in vllm_records, "validations" in vllm_records,
                "env_vars" in vllm_values, "validations" in ascend_records, "env_vars" in ascend_values,
@@ -760,7 +761,7 @@ def _shipped_validated() -> frozenset[str]:
     """The digests in the shipped list; empty when it is missing or not the expected JSON."""
     try:
         with open(os.path.join(_DATA_DIR, SHIPPED_VALIDATED), "rb") as handle:
-            body = json.loads(handle.read())
+            body = read_json(handle.read())
     except (OSError, ValueError):
         return frozenset()
     digests = body.get("digests") if isinstance(body, dict) and body.get("format") == 1 else None
@@ -805,7 +806,7 @@ def _release_facts(release: str) -> ReleaseFacts | None:
     ascend_layout = _layout(ascend_name, ascend_bytes, ascend_crc)
     if ascend_layout is not None:  # the file is the one laid out: the one value is read from its span
         span = ascend_layout["values"].get("vllm_data")
-        vllm_version = json.loads(ascend_bytes[span[0]:span[1]]) if span is not None else None
+        vllm_version = read_json(ascend_bytes[span[0]:span[1]]) if span is not None else None
         ascend = None
     else:
         ascend = _decode(ascend_name, ascend_bytes)

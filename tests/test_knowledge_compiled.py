@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from qlint.knowledge import base, compiled
 
@@ -431,3 +433,73 @@ def test_the_known_defects_a_launch_may_hit_are_read_alone(data_copy):
     assert damaged.defects_where(lambda entry: entry.severity == "info") == [
         entry for entry in eager.defects if entry.severity == "info"]
     assert _decoded(damaged) == ["defects"] and validated == [1]  # read from the whole field instead
+
+
+# -- compiled.read_json: what every part is read with --------------------------------------
+
+
+def _outcome(read, data):
+    try:
+        return "value", json.dumps(read(data), sort_keys=True)  # (NaN compares as its text)
+    except RecursionError:
+        return "error", "RecursionError"
+    except ValueError as error:
+        return "error", type(error).__name__
+
+
+_JSON_TEXT = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+).map(lambda value: json.dumps(value, ensure_ascii=False))
+
+
+@given(st.one_of(_JSON_TEXT, _JSON_TEXT.map(lambda text: " " + text), _JSON_TEXT.map(lambda text: text + "\n"),
+                 st.tuples(_JSON_TEXT, _JSON_TEXT).map("".join), st.text(max_size=12),
+                 st.sampled_from(["", " ", "[1,", '{"a":1}x', "\ufeff[]", "NaN", "-Infinity", "1e999", '"\x01"',
+                                  "[" * 100000 + "]" * 100000])))
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_loads_reads_what_json_loads_reads(text):
+    assert _outcome(compiled.read_json, text) == _outcome(json.loads, text)
+    for data in (text.encode("utf-8"), text.encode("utf-16"), b"\xef\xbb\xbf" + text.encode("utf-8"),
+                 text.encode("utf-8", "surrogatepass") if text else b"\xed\xa0\x80"):
+        assert _outcome(compiled.read_json, data) == _outcome(json.loads, data)
+
+
+def test_every_part_of_the_shipped_forms_reads_as_json_loads_reads_it():
+    """Every field, record, table and text of the compiled knowledge and every value and record of every
+    release data file's layout: compiled.read_json gives what json.loads gives (records compared as the plain
+    JSON the object hook is given)."""
+    from qlint.knowledge import releases
+
+    data = (Path(base._DATA_DIR) / base.SHIPPED).read_bytes()
+    found = compiled.open_compiled(data, base.Record)
+    spans = [found.layout[name] for name in found.layout]
+    spans += [found.tables[name] for name in found.tables]
+    spans += [found.keys[name][:2] for name in found.keys]
+    at = found.layout
+    for name, (begin, end, _) in found.keys.items():
+        table = json.loads(data[found.start + begin:found.start + end])
+        spans += [[at[name][0] + start, at[name][0] + stop] for start, stop, _ in table.values()]
+    texts = data[found.start + found.texts_at:].split(b",\n")
+    count = 0
+    for begin, end in spans:
+        part = data[found.start + begin:found.start + end]
+        assert compiled.read_json(part.decode("ascii")) == json.loads(part)
+        assert compiled.read_json(part) == json.loads(part)
+        count += 1
+    for text in texts[1:-1]:
+        assert compiled.read_json(text) == json.loads(text)
+    assert count > 600 and len(texts) > 500
+    for name in sorted(os.listdir(Path(base._DATA_DIR) / "layout")):
+        layout = json.loads((Path(base._DATA_DIR) / "layout" / name).read_bytes())
+        assert compiled.read_json((Path(base._DATA_DIR) / "layout" / name).read_bytes()) == layout
+        blob = (Path(base._DATA_DIR) / name.replace("-", "/", 1)).read_bytes()
+        for begin, end in layout["values"].values():
+            assert compiled.read_json(blob[begin:end]) == json.loads(blob[begin:end]), name
+        for laid in layout["records"].values():
+            for at, _ in enumerate(releases._split(laid["labels"])):
+                begin, end = releases._span(laid, at)
+                assert compiled.read_json(blob[begin:end]) == json.loads(blob[begin:end]), name
+                count += 1
+    assert count > 8000
