@@ -2,15 +2,12 @@
 let go of each deployment once it is reported.
 
 * Files are analysed in the order given, in this process. With ``QLINT_WORKERS=N`` (or ``auto``: one per
-  core) a batch of at least ``PARALLEL_FROM`` named files (no directory argument, no stdin, no ``--fix`` or
-  ``--diff``) is shared out: this process analyses the files that may join others (``may_link``, from
-  their bytes; their plans stay here for the deployment pass) and takes up others until it holds its share,
-  N - 1 forked workers analyse the rest, settle them and send back their text report and severities, and
+  core) a batch of at least ``PARALLEL_FROM`` files (no stdin, no ``--fix`` or ``--diff``) is shared out:
+  this process analyses its share (``share_out``), the files that may join others first (``may_link``, from
+  their bytes: what a worker sends back for one is its result and plan view, ~10 KiB pickled, where a file
+  settled alone comes back as its text report and severities), N - 1 forked workers analyse the rest, and
   the answers are taken in the files' order, so the output is the one-process output byte for byte
-  (``tests/test_batch.py``). A file a worker finds may join others after all travels back with its plan
-  (about 20 KiB pickled, as long to pickle and unpickle as to lint it). Off by default: on the shared
-  2-core machine it took this process's CPU from 1.81 to 1.65 s at 600 files and from 5.62 to 4.12 s at
-  2000 (the worker: 0.51 and 2.01 s), but the wall time did not move while the other core was busy.
+  (``tests/test_batch.py``).
 * A file named on its own that cannot be linked to another one (it shares no DP group or KV pair, is no
   DP template and names no other engine: :func:`qlint.linter.grouping.may_join`) is its own deployment
   unless a proxy names its endpoint. Its deployment pass runs at once (``settle``); with the text report
@@ -33,7 +30,6 @@ from __future__ import annotations
 import copyreg
 import gc
 import os
-from functools import lru_cache
 
 from qlint.record import field, record
 from qlint.rules.base import RuleMeta
@@ -47,6 +43,10 @@ PARALLEL_FROM = 100
 it saves; measured with benchmarks/bench.py)."""
 CHUNK = 8
 """Files handed to a worker at a time."""
+MAIN_SHARE = 0.8
+"""The part of an even share of the files this process analyses when workers help: it also reads their
+answers, runs the deployment passes and makes the report (benchmarks/bench.py --batch, 600 and 2000 files:
+the CPU time of this process and of the worker then about equal)."""
 
 
 def workers() -> int:
@@ -249,22 +249,15 @@ def may_link(data: bytes) -> bool:
 def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bool,
                 here: Callable[[Job], bool] | None = None) -> Iterator[Outcome]:
     """``analyse`` over ``jobs``, in their order. With ``parallel`` (and a batch big enough: ``forks``),
-    the jobs ``here`` says no to are analysed by forked worker processes, the others in this process,
-    which keeps their results for the deployment pass: a file that may join others is analysed here (its
-    plan never crosses a process boundary), a file that cannot is settled in a worker, which sends back
-    its text report and its findings' severities. This process takes up the files that cannot join
-    others too until it holds its share (one part in ``workers()``)."""
+    this process analyses its share of the jobs (``MAIN_SHARE`` of one part in ``workers()``: ``share_out``), those ``here``
+    prefers first (files that may join others), and forked worker processes the rest: a file that cannot
+    join others is settled there and comes back as its text report and its findings' severities, one that
+    may as its result with the view of its plan the deployment pass reads (``keep``)."""
     if not parallel or not forks(len(jobs)):
         for job in jobs:
             yield analyse(job)
         return
-    local = [here is None or here(job) for job in jobs]
-    share = -(-len(jobs) // workers())
-    spare = [index for index, stays in enumerate(local) if not stays]
-    wanted = share - (len(jobs) - len(spare))
-    if wanted > 0:  # evenly over the batch
-        for position in range(wanted):
-            local[spare[position * len(spare) // wanted]] = True
+    local = share_out([here is None or here(job) for job in jobs], int(len(jobs) * MAIN_SHARE / workers()))
     remote = [(index, job) for index, job in enumerate(jobs) if not local[index]]
     helpers = Helpers(min(workers() - 1, -(-len(remote) // CHUNK)), analyse) if remote else None
     try:
@@ -284,6 +277,19 @@ def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bo
     finally:
         if helpers is not None:
             helpers.close()
+
+
+def share_out(preferred: list[bool], share: int) -> list[bool]:
+    """Which jobs this process analyses: ``share`` of them, the ``preferred`` ones first (a file that may
+    join others: a worker sends back its result and plan view, ~10 KiB, where it sends a settled file's
+    text), each kind spread evenly over the batch."""
+    local = [False] * len(preferred)
+    first = [index for index, wanted in enumerate(preferred) if wanted]
+    rest = [index for index, wanted in enumerate(preferred) if not wanted]
+    for chosen, count in ((first, min(share, len(first))), (rest, max(0, share - len(first)))):
+        for position in range(count):
+            local[chosen[position * len(chosen) // count]] = True
+    return local
 
 
 class Helpers:
@@ -384,20 +390,34 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-@lru_cache(maxsize=1)
-def _rules_by_id() -> dict[str, RuleMeta]:
-    from qlint.linter.catalog import all_rules
-
-    return {meta.id: meta for meta in all_rules()}
-
-
 def rule_by_id(rule_id: str) -> RuleMeta:
-    """The catalogue's rule ``rule_id`` (how a finding's rule travels between processes)."""
-    return _rules_by_id()[rule_id]
+    """The catalogue's rule ``rule_id`` (how a finding's rule travels between processes): the registered
+    rule, its module imported first when it is not yet (not the whole catalogue: the rule index names it)."""
+    from qlint.linter.catalog import UNUSED_SUPPRESSION_ID
+    from qlint.rules.graph import RULES
+
+    if rule_id == UNUSED_SUPPRESSION_ID:
+        from qlint.linter.suppressions import UNUSED_SUPPRESSION
+
+        return UNUSED_SUPPRESSION
+    definition = RULES.get(rule_id)
+    if definition is None:
+        import importlib
+
+        from qlint.rules.index import load_index
+
+        importlib.import_module(f"qlint.rules.{load_index()['rules'][rule_id][0]}")
+        definition = RULES[rule_id]
+    return definition.meta
 
 
 def _reduce_rule(meta: RuleMeta):
-    if _rules_by_id().get(meta.id) is meta:
+    from qlint.linter.catalog import UNUSED_SUPPRESSION_ID
+    from qlint.rules.graph import RULES
+
+    definition = RULES.get(meta.id)
+    if meta.id == UNUSED_SUPPRESSION_ID and meta is rule_by_id(meta.id) \
+            or definition is not None and definition.meta is meta:
         return rule_by_id, (meta.id,)
     return object.__reduce_ex__(meta, 4)  # a rule outside the catalogue travels whole
 

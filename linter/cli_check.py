@@ -132,8 +132,9 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
         return Outcome(item, errors, settled)
 
     def here(job: Job) -> bool:
-        """Whether ``job`` is analysed in this process when workers help: a file that may join others
-        (kept for the deployment pass, plan and all), not one settled alone."""
+        """Whether ``job`` is better analysed in this process when workers help: a file that may join others
+        (kept for the deployment pass: a worker would send back its result and plan view), not one settled
+        alone (a worker sends back its text)."""
         if not job.alone or prepared[job.path][0].deployments:  # type: ignore[index]  # set when workers help
             return True
         try:

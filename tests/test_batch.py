@@ -76,7 +76,7 @@ def test_parallel_output_is_the_serial_output(output, monkeypatch):
 
 
 def test_three_workers_and_files_that_join_others_in_workers(monkeypatch):
-    """Two worker processes, also analysing files that join others (their plans travel back): still the
+    """Two worker processes, also analysing files that join others (their plan views travel back): still the
     one-process output."""
     files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
     monkeypatch.setenv("QLINT_WORKERS", "3")
@@ -86,6 +86,39 @@ def test_three_workers_and_files_that_join_others_in_workers(monkeypatch):
     monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
     serial = [_run(["--format", output, *files]) for output in ("text", "json")]
     assert three == everything == serial
+
+
+def test_files_that_join_others_travel_back_as_plan_views(monkeypatch):
+    """With more files that may join others than this process's share, workers analyse some of them and
+    send back their results with plan views (never the whole plan): the output is still the serial one."""
+    from qlint.linter.deployment import PlanView, deployment_view
+
+    monkeypatch.setenv("QLINT_WORKERS", "2")
+    trees = [str(p) for p in sorted((FIXTURES / "deployments").rglob("*.sh"))]
+    files = (trees * (batch.PARALLEL_FROM // len(trees) + 1)) + MIXED[:20]  # most may join others
+    back: list = []
+    collect = batch.Helpers.collect
+
+    def spied(self, done, block):
+        before = set(done)
+        collect(self, done, block)
+        back.extend(done[index].item.result.plan for index in set(done) - before if done[index].item is not None)
+
+    monkeypatch.setattr(batch.Helpers, "collect", spied)
+    parallel = [_run(["--format", output, *files]) for output in ("text", "json")]
+    assert any(isinstance(plan, PlanView) for plan in back)
+    assert all(plan is None or isinstance(plan, PlanView) or deployment_view(plan) is plan for plan in back)
+    monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
+    assert [_run(["--format", output, *files]) for output in ("text", "json")] == parallel
+
+
+def test_share_out_prefers_and_spreads():
+    preferred = [index % 3 == 0 for index in range(30)]  # 10 preferred
+    assert sum(batch.share_out(preferred, 6)) == 6
+    assert all(preferred[i] for i, local in enumerate(batch.share_out(preferred, 6)) if local)
+    local = batch.share_out(preferred, 14)
+    assert sum(local) == 14 and all(local[i] for i in range(30) if preferred[i])
+    assert batch.share_out(preferred, 0) == [False] * 30
 
 
 def _linkable_inputs():
