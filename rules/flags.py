@@ -9,7 +9,6 @@ from functools import lru_cache
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.kit import options as option_facts
-from qlint.rules.kit.spelling import close_matches
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check
 
@@ -90,7 +89,10 @@ def _json_error_text(option) -> Text:
 def _closest_option(candidate: str, names: tuple[str, ...]) -> list[str]:
     """The closest known option name (difflib's answer, cutoff 0.75, through the indexed matcher of
     ``kit.spelling``), once per distinct misspelling and release: a script repeating one unknown flag
-    10,000 times pays for one search, and 10,000 distinct ones for 10,000 cheap ones."""
+    10,000 times pays for one search, and 10,000 distinct ones for 10,000 cheap ones (the matcher is imported
+    on the first unknown flag: a script without one does not load it)."""
+    from qlint.rules.kit.spelling import close_matches
+
     return close_matches(candidate, names, n=1, cutoff=0.75)
 
 

@@ -7,7 +7,6 @@ from qlint.knowledge.base import checkpoint_name, name_words
 from qlint.knowledge.text import Text
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
 from qlint.rules.graph import Scope, check, default_graph
-from qlint.rules.kit.spelling import close_matches
 
 UNKNOWN_MODEL = RuleMeta(
     id="QL314",
@@ -49,6 +48,8 @@ UNKNOWN_MODEL = RuleMeta(
 
 
 def _suggestions(scope: Scope, reference: str) -> list[str]:
+    from qlint.rules.kit.spelling import close_matches
+
     ids = tuple(model.id for model in scope.kb.models)
     words = name_words(reference)
     guesses = close_matches(checkpoint_name(reference), ids, n=2, cutoff=0.5)
