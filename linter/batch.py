@@ -264,15 +264,17 @@ def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bo
         if helpers is not None:
             helpers.start(remote)
         done: dict[int, Outcome] = {}
-        for index, job in enumerate(jobs):
-            if local[index]:
-                outcome = analyse(job)
-                if helpers is not None:
-                    helpers.collect(done, block=False)
-                yield outcome
-                continue
+        ahead = [index for index in range(len(jobs)) if local[index]]
+        position = 0
+        for index in range(len(jobs)):
             while index not in done:
-                helpers.collect(done, block=True)  # type: ignore[union-attr]
+                if position < len(ahead):  # this process's next file, also while a worker's answer is due
+                    done[ahead[position]] = analyse(jobs[ahead[position]])
+                    position += 1
+                    if helpers is not None:
+                        helpers.collect(done, block=False)
+                else:
+                    helpers.collect(done, block=True)  # type: ignore[union-attr]
             yield done.pop(index)
     finally:
         if helpers is not None:
