@@ -44,17 +44,29 @@ def gather(paths: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
 
     A directory argument is one deployment with all its subfolders; named files are
     grouped later by what they reference (``qlint.linter.grouping``). An unreadable
-    folder is returned as a named path, so that reading it reports the error."""
+    folder is returned as a named path, so that reading it reports the error. A file reached twice (named
+    twice, named and under a directory argument, under two of them, or by two names of one file) is read once,
+    where it is first reached, as ruff does."""
     named: list[str] = []
     directories: list[list[str]] = []
+    seen: set[str] = set()
+
+    def first(path: str) -> bool:
+        key = os.path.realpath(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for raw in paths:
         if raw != "-" and os.path.isdir(raw):
             from pathlib import Path
 
             found = [str(child) for child in walk(Path(raw), unreadable=named)]
+            found = [path for path in found if first(path)]
             if found:
                 directories.append(found)
-        else:
+        elif raw == "-" or first(raw):
             named.append(raw)
     return named, directories
 

@@ -88,14 +88,24 @@ def test_three_workers_and_files_that_join_others_in_workers(monkeypatch):
     assert three == everything == serial
 
 
-def test_files_that_join_others_travel_back_as_plan_views(monkeypatch):
+def test_files_that_join_others_travel_back_as_plan_views(monkeypatch, tmp_path):
     """With more files that may join others than this process's share, workers analyse some of them and
     send back their results with plan views (never the whole plan): the output is still the serial one."""
+    import shutil
+
     from qlint.linter.deployment import PlanView, deployment_view
 
     monkeypatch.setenv("QLINT_WORKERS", "2")
-    trees = [str(p) for p in sorted((FIXTURES / "deployments").rglob("*.sh"))]
-    files = (trees * (batch.PARALLEL_FROM // len(trees) + 1)) + MIXED[:20]  # most may join others
+    source = FIXTURES / "deployments"
+    trees = sorted(source.rglob("*.sh"))
+    files = []  # copies of the deployment trees under new folders (a file named twice is read once)
+    for copy in range(batch.PARALLEL_FROM // len(trees) + 1):
+        for tree in trees:
+            target = tmp_path / f"copy{copy}" / tree.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(tree, target)
+            files.append(str(target))
+    files += MIXED[:20]  # most may join others
     back: list = []
     collect = batch.Helpers.collect
 

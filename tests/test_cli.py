@@ -223,3 +223,23 @@ def test_generate_pd_writes_three_scripts_that_lint_clean_together(tmp_path):
     assert run([str(folder)]).exit_code == 0
     refused = run(["generate", "--model", "Qwen3.6-27B", "--hardware", "310p", "--pd", "1P1D"])
     assert refused.exit_code == 2 and "not supported" in refused.output
+
+
+def test_a_file_reached_twice_is_read_once(tmp_path):
+    """Named twice, named and under a directory argument, or by a second name (a symlink): one file, one report
+    (as ruff reads it), where it is first reached."""
+    folder = tmp_path / "deploy"
+    folder.mkdir()
+    path = write(folder, "run.sh", BAD)
+    (tmp_path / "alias.sh").symlink_to(path)
+    once = run([path, "--vllm-ascend-version", "v0.23.0"])
+    assert once.exit_code == 1 and "1 file(s) checked" in once.output
+    for arguments in ([path, path], [str(folder), path], [path, str(folder)], [path, str(tmp_path / "alias.sh")],
+                      [str(folder), str(folder)]):
+        result = run(arguments + ["--vllm-ascend-version", "v0.23.0"])
+        assert result.exit_code == 1, (arguments, result.output)
+        assert "1 file(s) checked" in result.output, (arguments, result.output)
+        assert result.output.count("QL206") == once.output.count("QL206") == 1, (arguments, result.output)
+    two = write(folder, "other.sh", BAD)
+    result = run([path, two, path, "--vllm-ascend-version", "v0.23.0"])
+    assert "2 file(s) checked" in result.output and result.output.count("QL206") == 2, result.output
