@@ -212,7 +212,8 @@ def run(paths, hardware=None, version=None, select=(), ignore=(), fail_level=Non
     spool.close()
     results = [result for result, _ in checked]
     report_findings(results, kb, output_format, notices, quiet=quiet, statistics=statistics,
-                    show_suppressed=show_suppressed, color=shown_color, lang=lang, streamed=streamed)
+                    show_suppressed=show_suppressed, color=shown_color, lang=lang, streamed=streamed,
+                    given=paths)
     if notices:
         sys.exit(2)
     if show_diff:  # like ruff --diff: exit 1 when a file would change

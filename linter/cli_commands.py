@@ -46,7 +46,8 @@ def config_command(path, show, lang, hardware, version, select, ignore, fail_lev
 @click.command("rules")
 @click.argument("selectors", nargs=-1, metavar="[RULES]...")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-def rules_command(selectors, output_format):
+@click.option("--lang", type=LANGS, default=None, help="en or zh (default: from the locale).")
+def rules_command(selectors, output_format, lang):
     """List the rules (every rule, or those RULES name: ids, names, groups, id prefixes): id, name, severity, groups, title."""
     import json
 
@@ -60,15 +61,18 @@ def rules_command(selectors, output_format):
         except ConfigError as error:
             fail(f"qlint: {error.message}")
         rules = tuple(m for m in rules if m.id in chosen)
-    if output_format == "json":
+    lang = lang or default_lang()
+    if output_format == "json":  # the title in --lang; the other fields are names, the same in both languages
         click.echo(json.dumps([
-            {"id": m.id, "name": m.name, "severity": m.severity, "groups": list(m.groups), "title": m.title.en,
+            {"id": m.id, "name": m.name, "severity": m.severity, "groups": list(m.groups), "title": getattr(m.title, lang),
              "fix": m.fix}
             for m in rules
-        ], indent=2))
+        ], indent=2, ensure_ascii=False))
         return
     for meta in rules:
-        click.echo(f"{meta.id}  {meta.name:<40} {meta.severity:<8} {','.join(meta.groups):<27} {meta.title.en}")
+        severity = {"error": "错误", "warning": "警告", "info": "提示"}[meta.severity] if lang == "zh" else meta.severity
+        width = 8 - (len(severity) if lang == "zh" else 0)  # a Chinese character takes two columns
+        click.echo(f"{meta.id}  {meta.name:<40} {severity:<{width}} {','.join(meta.groups):<27} {getattr(meta.title, lang)}")
 
 
 @click.command("explain")

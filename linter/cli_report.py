@@ -53,9 +53,9 @@ def report_notes(results, output_format, *, quiet, lang="en"):
 
 
 def report_findings(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en",
-                    streamed=False):
+                    streamed=False, given=()):
     """The findings in ``output_format`` (unless ``streamed``: already printed group by group), then the
-    summary line."""
+    summary line (which names the ``given`` paths when none of them held a script)."""
     from qlint.linter.reporters import render_json, render_text, summary
     from qlint.linter.reporters import statistics as count_per_rule
 
@@ -89,6 +89,7 @@ def report_findings(results, kb, output_format, notices, *, quiet, statistics, s
                 line = line.replace(", no problems", "", 1)
                 line += f"; {len(notices)} input(s) could not be read (see the errors above)"
         elif not results:
-            line = ("给定路径中没有找到 shell 脚本：未检查任何内容" if zh
-                    else "no shell script found in the given paths: nothing was checked")
+            shown = ", ".join(str(path) for path in list(given)[:3]) + (f" (+{len(given) - 3})" if len(given) > 3 else "")
+            line = (f"{shown or '给定路径'} 中没有找到 shell 脚本：未检查任何内容" if zh
+                    else f"no shell script found in {shown or 'the given paths'}: nothing was checked")
         echo(line)

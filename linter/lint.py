@@ -140,7 +140,7 @@ def lint_bytes(
 
         suppressions = parse_suppressions(parsed)
     result = LintResult(path=path, source=source, plan=plan, raw=raw, suppressions=suppressions,
-                        opaque=parsed.opaque, found=_found(plan, document))
+                        opaque=parsed.opaque, found=_found(plan, document, source.data))
     if not settings.version:
         result.assumed_version = _assumed_version(plan, kb)
     result.hardware_unknown = bool(plan.serve_commands()) and not _hardware_stated(settings, plan)
@@ -208,7 +208,7 @@ RAY_HEAD = "ray start --head (a Ray head node)"
 RAY_WORKER = "ray start --address (a Ray worker node: the engine runs on the head)"
 
 
-def _found(plan: LaunchPlan, document) -> str:
+def _found(plan: LaunchPlan, document, data: bytes = b"x") -> str:
     """What the file runs when it runs no engine (``""`` when it has a serve command)."""
     if plan.serve_commands():
         return ""
@@ -231,7 +231,7 @@ def _found(plan: LaunchPlan, document) -> str:
         return f"{document.found + '; ' if document is not None and document.found else ''}runs {shown}"
     if document is not None and document.found:
         return document.found
-    return "no command"
+    return "it runs no command" if data.strip() else "the file is empty"
 
 
 def _without_repeats(findings: list[Finding]) -> list[Finding]:

@@ -42,10 +42,12 @@ def no_engine(path: str, found: str) -> Text:
 
 
 def _zh_found(found: str) -> str:
+    if found in ("it runs no command", "the file is empty"):
+        return "其中没有任何命令" if found.startswith("it") else "文件为空"
     return (found.replace("ray start --head (a Ray head node)", "ray start --head（Ray 主节点）")
             .replace("ray start --address (a Ray worker node: the engine runs on the head)",
                      "ray start --address（Ray worker 节点：引擎运行在主节点上）")
-            .replace("runs ", "运行的是 ").replace("a container with no engine command in it", "一个内部没有引擎命令的容器").replace("no command", "没有任何命令")
+            .replace("runs ", "运行的是 ").replace("a container with no engine command in it", "一个内部没有引擎命令的容器")
             .replace("no shell code block", "没有 shell 代码块")
             .replace("YAML without containers, services or server_cmd", "YAML 中没有 containers、services 或 server_cmd"))
 

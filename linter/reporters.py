@@ -107,6 +107,7 @@ def input_error_dict(notice) -> dict:
 
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+_ZH_LEVELS = {"error": "错误", "warning": "警告", "info": "提示"}  # as the zh summary line counts them
 _RESET = "\033[0m"
 
 
@@ -118,18 +119,21 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
     marked ``(suppressed: reason)``.
     """
     lines: list[str] = []
+    zh = lang.startswith("zh")
     sources = {r.path: r.source for r in results if r.source is not None}
     line_cache: dict[tuple[str, int], str] = {}  # each source line is read once, however many findings it has
     for result in results:
         shown_findings: list[tuple[Finding, str | None]] = [(f, None) for f in result.findings]
         if show_suppressed:
-            shown_findings += [(s.finding, s.reason or "no reason given") for s in result.suppressed]
+            shown_findings += [(s.finding, s.reason or ("未给出理由" if zh else "no reason given"))
+                               for s in result.suppressed]
             shown_findings.sort(key=lambda item: (item[0].path != result.path, item[0].span.line,
                                                   item[0].span.column, item[0].rule.id))
         for finding, reason in shown_findings:
             level = finding.level
-            shown = f"{_COLORS[level]}{level}{_RESET}" if color else level
-            note = f" (suppressed: {reason})" if reason else ""
+            word = _ZH_LEVELS[level] if zh else level
+            shown = f"{_COLORS[level]}{word}{_RESET}" if color else word
+            note = (f"（已屏蔽：{reason}）" if zh else f" (suppressed: {reason})") if reason else ""
             lines.append(
                 f"{finding.path}:{finding.span.line}:{finding.span.column}: {shown} "
                 f"{finding.rule.id} [{finding.rule.name}] {finding.text(lang)}{note}"
@@ -141,11 +145,11 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
                     line_cache[key] = source.line_text(finding.span.line)
                 lines += excerpt(line_cache[key], finding.span)
             if finding.fix is not None:
-                colon = "：" if lang.startswith("zh") else ": "
+                colon = "：" if zh else ": "
                 lines.append(f"  {finding.fix.label(lang)}{colon}{finding.fix.describe(lang)}")
             link = faq_url(kb, finding.rule.faq) or next(iter(finding_sources(finding, kb)), None)
             if link:
-                lines.append(f"  {'参见：' if lang.startswith('zh') else 'see: '}{link}")
+                lines.append(f"  {'参见：' if zh else 'see: '}{link}")
     return "\n".join(lines)
 
 

@@ -26,6 +26,17 @@ def test_findings_exit_1_and_text_format(tmp_path):
     assert "  fix: add --quantization ascend" in result.output  # QL508: --fix adds it
 
 
+def test_zh_text_report_names_severities_in_chinese(tmp_path):
+    path = write(tmp_path, "run.sh", BAD + "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 3  # qlint: disable=QL206 -- test\n")
+    result = run([path, "--vllm-ascend-version", "v0.23.0", "--lang", "zh", "--show-suppressed"])
+    lines = [line for line in result.output.splitlines() if line.startswith(path)]
+    assert lines and all(line.split(" ", 2)[1] in ("错误", "警告", "提示") for line in lines)
+    assert any(line.startswith(f"{path}:2:61: 错误 QL206 [tp-divides-heads] ") for line in lines)
+    assert any(line.endswith("（已屏蔽：test）") for line in lines)
+    english = run([path, "--vllm-ascend-version", "v0.23.0", "--lang", "en", "--show-suppressed"]).output
+    assert f"{path}:2:61: error QL206" in english and "(suppressed: test)" in english
+
+
 def test_clean_script_exits_0(tmp_path):
     path = write(tmp_path, "run.sh", CLEAN)
     result = run([path, "--vllm-ascend-version", "v0.23.0", "--hardware", "a3"])
@@ -120,6 +131,11 @@ def test_assumed_version_is_said_once(tmp_path):
 def test_rules_and_explain():
     listing = run(["rules"])
     assert listing.exit_code == 0 and "QL201" in listing.output
+    zh = run(["rules", "QL201", "--lang", "zh"]).output.split()
+    assert zh[:3] == ["QL201", "ep-mixed-with-moe-tp", "错误"] and "专家并行" in zh[4]
+    titles = {item["id"]: item["title"] for item in json.loads(run(["rules", "--format", "json", "--lang", "zh"]).stdout)}
+    english = {item["id"]: item["title"] for item in json.loads(run(["rules", "--format", "json", "--lang", "en"]).stdout)}
+    assert titles.keys() == english.keys() and all(titles[key] != english[key] for key in titles)
     explained = run(["explain", "QL201"])
     assert explained.exit_code == 0
     for heading in ("What it checks", "Why", "Example", "Use instead", "Sources"):

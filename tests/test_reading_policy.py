@@ -69,6 +69,24 @@ def test_unreadable_folder_is_an_input_error(tmp_path, monkeypatch):
 def test_empty_folder_says_nothing_was_checked(tmp_path):
     result = run([str(tmp_path)])
     assert result.exit_code == 0 and "nothing was checked" in result.output and "no problems" not in result.output
+    assert f"no shell script found in {tmp_path}: nothing was checked" in result.output  # it names what it read
+    other = tmp_path / "other"
+    other.mkdir()
+    both = run([str(tmp_path), str(other), "--lang", "zh"])
+    assert f"{tmp_path}, {other} 中没有找到 shell 脚本：未检查任何内容" in both.output
+
+
+@pytest.mark.parametrize("text, en, zh", [
+    ("", "the file is empty", "文件为空"),
+    ("\n\n", "the file is empty", "文件为空"),
+    ("#!/bin/bash\n# only comments\nMODEL=/models/x\n", "it runs no command", "其中没有任何命令"),
+])
+def test_a_file_without_commands_says_what_it_holds(tmp_path, text, en, zh):
+    path = tmp_path / "run.sh"
+    path.write_text(text)
+    result = run([str(path)])
+    assert result.exit_code == 0 and f"note: {path}: no engine command (vllm serve) was read here; {en}\n" in result.output
+    assert f"{path}：这里没有读到推理引擎命令（vllm serve）；{zh}\n" in run([str(path), "--lang", "zh"]).output
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "loop", "directory-file"])
