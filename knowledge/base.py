@@ -14,6 +14,8 @@ from functools import cached_property, lru_cache
 from types import SimpleNamespace
 
 from qlint import __version__
+from qlint.knowledge import compiled
+from qlint.knowledge.compiled import Damaged  # one name: an import statement costs ~8 K instructions a call
 from qlint.knowledge.text import Text
 from qlint.knowledge.versions import InvalidVersion, Version
 from qlint.record import field, record
@@ -22,8 +24,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the pydantic models are imported to validate (see load()), pathlib
     from pathlib import Path  # where a cache folder is used (the shipped knowledge needs none)
     from typing import Any, Callable
-
-    from qlint.knowledge import compiled
 
     from qlint.knowledge.models import (
         Architecture,
@@ -321,8 +321,6 @@ class KnowledgeBase:
         state = self.__dict__
         source = state.get("_source")
         if source is not None and "models" not in state and "_alias_index" not in state:
-            from qlint.knowledge.compiled import Damaged
-
             try:
                 return source.alias(key)
             except Damaged:
@@ -468,8 +466,6 @@ class KnowledgeBase:
         state = self.__dict__
         source = state.get("_source")
         if source is not None and field not in state and index not in state:
-            from qlint.knowledge.compiled import Damaged
-
             try:
                 return source.record(field, key)
             except Damaged:
@@ -503,8 +499,6 @@ class KnowledgeBase:
         state = self.__dict__
         source = state.get("_source")
         if source is not None and "defects" not in state:
-            from qlint.knowledge.compiled import Damaged
-
             try:
                 return source.defect_heads()
             except Damaged:
@@ -540,8 +534,6 @@ class KnowledgeBase:
         state = self.__dict__
         source = state.get("_source")
         if source is not None and "flags" not in state:
-            from qlint.knowledge.compiled import Damaged
-
             try:
                 return source.shipped.names("flags")  # the names of the flags' table of records
             except Damaged:
@@ -558,8 +550,6 @@ class KnowledgeBase:
             found = source.spelled.get(spelling, False)  # False: not looked up yet
             if found is not False:
                 return found
-            from qlint.knowledge.compiled import Damaged
-
             try:
                 return source.flag(spelling)
             except Damaged:
@@ -718,8 +708,6 @@ def _stamp(blob: bytes) -> list[int]:
 
 def _shipped() -> compiled.Compiled | None:
     """The compiled form shipped in the package, its head read (``compiled.open_compiled``); None without one."""
-    from qlint.knowledge import compiled
-
     try:
         with open(os.path.join(_DATA_DIR, SHIPPED), "rb") as handle:
             return compiled.open_compiled(handle.read(), Record)
@@ -757,11 +745,10 @@ class _Lazy:
         self.validated: dict[str, list[Record]] | None = None
         self.records: dict[str, dict[str, tuple[int, Record]]] = {}  # field -> key -> (position, record)
         self.spelled: dict[str, Record | None] = {}  # option spelling -> its flag spec (None: no flag's)
+        self.flag_tables: tuple[dict[str, Any], dict[str, Any]] | None = None  # see _flag_tables
         shipped.fallback = self.from_data_files
 
     def field(self, name: str) -> list[Record]:
-        from qlint.knowledge.compiled import Damaged
-
         try:
             records = self.shipped.field(name)
         except Damaged:
@@ -785,8 +772,6 @@ class _Lazy:
     def alias(self, key: str) -> tuple[Record, Record | None] | None:
         """``(model, variant)`` a lower-case model name resolves to (``_alias_index``), the model decoded
         alone; None for a name of none. Raises compiled.Damaged."""
-        from qlint.knowledge.compiled import Damaged
-
         found = self.shipped.table(ALIASES).get(key) if isinstance(key, str) else None
         if found is None:
             return None
@@ -800,25 +785,33 @@ class _Lazy:
             raise Damaged(f"compiled knowledge: model alias {key!r}: {error}") from None
 
     def flag(self, spelling: str) -> Record | None:
-        """The spec ``flag_index`` gives an option spelling, decoded alone; None for a spelling of none.
-        Raises compiled.Damaged."""
-        from qlint.knowledge.compiled import Damaged
-
-        spellings = self.shipped.table(FLAG_SPELLINGS)
-        name = spellings.get(spelling, spelling) if isinstance(spellings, dict) else None
+        """The spec ``flag_index`` gives an option spelling, decoded alone; None for a spelling of none
+        (told by the two tables alone: a script's unknown options). Raises compiled.Damaged."""
+        spellings, names = self.flag_tables or self._flag_tables()
+        name = spellings.get(spelling, spelling)
         if not isinstance(name, str):
             raise Damaged(f"compiled knowledge: the spellings of the flags ({spelling!r})")
-        found = self.record("flags", name)
-        if found is None and name != spelling:
-            raise Damaged(f"compiled knowledge: no flag {name!r} (spelled {spelling!r})")
+        if name is spelling and spelling not in names:
+            found = None
+        else:
+            found = self.record("flags", name)
+            if found is None and name != spelling:
+                raise Damaged(f"compiled knowledge: no flag {name!r} (spelled {spelling!r})")
         self.spelled[spelling] = found
         return found
+
+    def _flag_tables(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The option spellings that are not a flag's name (spelling -> name) and the flags' table of
+        records (name -> where), each checked to be a dict. Raises compiled.Damaged."""
+        spellings = self.shipped.table(FLAG_SPELLINGS)
+        if not isinstance(spellings, dict):
+            raise Damaged("compiled knowledge: the spellings of the flags")
+        self.flag_tables = spellings, self.shipped.record_table("flags")
+        return self.flag_tables
 
     def defect_heads(self) -> list[Record]:
         """The heads of the known defects (``KnowledgeBase.defect_heads``) from the compiled form's table.
         Raises compiled.Damaged."""
-        from qlint.knowledge.compiled import Damaged
-
         rows = self.shipped.table(DEFECT_HEADS)
         if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == len(DEFECT_HEAD)
                                                  for row in rows):
@@ -882,8 +875,6 @@ def _lazy(shipped: compiled.Compiled) -> KnowledgeBase:
 
 def _cached_fields(digest: str) -> dict[str, list[Record]] | None:
     """The records from the user's cache built from data with ``digest``; None when there is none."""
-    from qlint.knowledge import compiled
-
     directory = _cache_dir()
     cache = directory / f"knowledge-{digest}.json" if directory else None
     if cache is None or not compiled.trusted_cache_file(cache):
@@ -895,8 +886,6 @@ def _cached_fields(digest: str) -> dict[str, list[Record]] | None:
 
 
 def _write_cache(digest: str, fields: dict[str, list[Record]]) -> None:
-    from qlint.knowledge import compiled
-
     directory = _cache_dir()
     if directory is None:
         return
@@ -923,7 +912,7 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     data files (``releases.SHIPPED_VALIDATED``). Returns their paths."""
     from pathlib import Path
 
-    from qlint.knowledge import compiled, releases
+    from qlint.knowledge import releases
 
     blobs, digest = _blobs_and_digest()
     folder = folder or Path(_DATA_DIR)
@@ -958,8 +947,6 @@ def load() -> KnowledgeBase:
     blobs, digest = _blobs_and_digest()
     fields: dict[str, list[Record]] | None = None
     if shipped is not None and shipped.digest == digest:
-        from qlint.knowledge.compiled import Damaged
-
         try:
             fields = shipped.fields()
         except Damaged:

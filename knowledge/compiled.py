@@ -259,6 +259,11 @@ class Compiled:
             found = self._tables[name] = (table, attribute)
         return found
 
+    def record_table(self, name: str) -> dict[str, Any]:
+        """The table of where the records of field ``name`` are (key -> [start, end, position], see
+        ``dumps``); Damaged when the field has none or it is damaged."""
+        return self._key_table(name)[0]
+
     def names(self, name: str) -> list[str]:
         """The names of the records of field ``name`` (each once), sorted, from its table of where they are
         (see ``dumps``); Damaged when it has none or it is damaged."""

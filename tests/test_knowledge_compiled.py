@@ -387,6 +387,9 @@ def test_an_option_spelled_in_a_script_is_read_alone(data_copy):
     for spelling, item in eager.flag_index.items():
         assert alone.flag(spelling) == item, spelling
         assert alone.flag(spelling + "x") == eager.flag_index.get(spelling + "x"), spelling
+    for unknown in ["", "-", "--", "--port=8000", "--PORT", "--tensor_parallel_size", "tensor-parallel-size",
+                    "--no-enforce-eager", "--max-num-seqz7"]:  # none a spelling of a flag: None, from the tables
+        assert unknown not in eager.flag_index and alone.flag(unknown) is None and alone.flag(unknown) is None
     assert _decoded(alone) == [] and alone.flag_names == eager.flag_names
     table = compiled.open_compiled((folder / base.SHIPPED).read_bytes(), base.Record).tables[base.FLAG_SPELLINGS]
     _damage(folder, "tables", b'"', within=table)
