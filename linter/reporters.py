@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 from qlint.knowledge.base import KnowledgeBase
-from qlint.knowledge.text import at_release
+from qlint.knowledge.text import MAIN_COMMIT, at_release, citation_url, pinned_ref
 from qlint.rules.base import Finding
 
 from qlint.linter.lint import LintResult
@@ -65,6 +65,26 @@ def finding_sources(finding: Finding, kb: KnowledgeBase) -> list[str]:
 
 
 _SOURCES: dict[int, tuple[KnowledgeBase, dict[tuple, tuple[str, ...]]]] = {}
+
+
+def first_source(finding: Finding, kb: KnowledgeBase) -> str | None:
+    """The first URL of ``finding_sources`` (the text report's ``see:`` link), found without building the
+    list: the first citation pinned at the finding's release or its vLLM version, else the first citation
+    (``at_release``'s order; tests/test_reporters.py checks it against ``finding_sources``)."""
+    citations, release = finding.citations, finding.release
+    if not citations:
+        return None
+    if not release:
+        return citation_url(citations[0])
+    vllm = paired_vllm(kb, release)
+    wanted = {("vllm-ascend", MAIN_COMMIT if release == "main" else release)}
+    if vllm:
+        wanted.add(("vllm", vllm if vllm.startswith("v") else f"v{vllm}"))
+    for citation in citations:
+        url = citation_url(citation)
+        if pinned_ref(url) in wanted:
+            return url
+    return citation_url(citations[0])
 
 
 def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
@@ -147,7 +167,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
             if finding.fix is not None:
                 colon = "：" if zh else ": "
                 lines.append(f"  {finding.fix.label(lang)}{colon}{finding.fix.describe(lang)}")
-            link = faq_url(kb, finding.rule.faq) or next(iter(finding_sources(finding, kb)), None)
+            link = faq_url(kb, finding.rule.faq) or first_source(finding, kb)
             if link:
                 lines.append(f"  {'参见：' if zh else 'see: '}{link}")
     return "\n".join(lines)
