@@ -1,13 +1,16 @@
 """Many files in one ``qlint`` call: analyse each once, keep for the deployment pass only what it needs, and
 let go of each deployment once it is reported.
 
-* Files are analysed in the order given, in this process. With ``QLINT_WORKERS=N`` (or ``auto``: one per
-  core) a batch of at least ``PARALLEL_FROM`` files (no stdin, no ``--fix`` or ``--diff``) is shared out:
-  this process analyses its share (``share_out``), the files that may join others first (``may_link``, from
-  their bytes: what a worker sends back for one is its result and plan view, ~10 KiB pickled, where a file
-  settled alone comes back as its text report and severities), N - 1 forked workers analyse the rest, and
-  the answers are taken in the files' order, so the output is the one-process output byte for byte
-  (``tests/test_batch.py``).
+* Files are analysed in the order given. A batch of at least ``PARALLEL_FROM`` files (no stdin, no
+  ``--fix`` or ``--diff``) is shared with forked worker processes by default, one process per core
+  (``workers``: ``QLINT_WORKERS=N`` sets the number, ``QLINT_WORKERS=1`` keeps everything in this process),
+  where forking is safe (``can_fork``): this process analyses its first ``WARM_UP`` files (the workers inherit
+  what they load), then deals the rest out ``CHUNK`` files at a time as workers answer (``Helpers``), analysing
+  files itself meanwhile: the files that may join others first (``may_link``, from their bytes: a worker sends
+  back such a file's result and plan view, ~10 KiB pickled, where a file settled alone comes back as its
+  text report and severities). The answers are taken in the files' order, so the output is the one-process
+  output byte for byte (``tests/test_batch.py``); a worker that fails or dies hands its files back, which
+  are analysed again (never a hang, never a different report).
 * A file named on its own that cannot be linked to another one (it shares no DP group or KV pair, is no
   DP template and names no other engine: :func:`qlint.linter.grouping.may_join`) is its own deployment
   unless a proxy names its endpoint. Its deployment pass runs at once (``settle``); with the text report
@@ -38,28 +41,35 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterator
 
-PARALLEL_FROM = 100
-"""The fewest files analysed in worker processes (below it forking and shipping results costs more than
-it saves; measured with benchmarks/bench.py)."""
+PARALLEL_FROM = 200
+"""The fewest files analysed with worker processes. Instructions of all processes against those of this one
+(callgrind, two processes, bench corpus): 100 files 1.59x the one-process run's, this process 0.85x; 200
+files 1.32x and 0.73x; 600 files 1.20x and 0.66x. Below 200 files workers cost a third more CPU or more for
+less than a quarter off the wall time (a worker loads its own releases and per-rule tables)."""
+WARM_UP = 32
+"""Files this process analyses before it forks the workers: the first files of a process import rule
+modules and build what is kept per release and model (~0.1 s); forked after them, workers inherit it."""
 CHUNK = 8
-"""Files handed to a worker at a time."""
-MAIN_SHARE = 0.8
-"""The part of an even share of the files this process analyses when workers help: it also reads their
-answers, runs the deployment passes and makes the report (benchmarks/bench.py --batch, 600 and 2000 files:
-the CPU time of this process and of the worker then about equal)."""
+"""Files handed to a worker at a time (fewer near the end of the batch, so that all finish together)."""
+AHEAD = 2
+"""Chunks a worker holds: the one it analyses and the next, so that it never waits for this process."""
 
 
 def workers() -> int:
-    """The worker processes a big batch uses: ``QLINT_WORKERS`` (``auto``: one per core), else 1 (none:
-    all in this process). Measured on the 2-core machine (benchmarks/bench.py, README), shipping the
-    results back costs more than the second core gives, so one process is the default."""
+    """The processes a big batch is analysed in (this one and ``workers() - 1`` forked workers):
+    ``QLINT_WORKERS=N`` (1: all in this process), else one per core this process may run on."""
     chosen = os.environ.get("QLINT_WORKERS", "")
-    if chosen == "auto":
-        try:
-            return len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            return os.cpu_count() or 1
-    return int(chosen) if chosen.isdigit() and int(chosen) > 0 else 1
+    if chosen.isdigit() and int(chosen) > 0:
+        return int(chosen)
+    return cores()
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 @record
@@ -225,8 +235,23 @@ FREEZE_EVERY = 128
 # -- worker processes ----------------------------------------------------------------------------
 
 def forks(count: int) -> bool:
-    """Whether a batch of ``count`` files is analysed with worker processes (else all in this one)."""
-    return count >= PARALLEL_FROM and workers() >= 2 and _can_fork()
+    """Whether a batch of ``count`` files is analysed with worker processes (else all in this one): at
+    least ``PARALLEL_FROM`` files, two processes or more (``workers``), and a safe way to start them."""
+    return count >= PARALLEL_FROM and workers() >= 2 and can_fork()
+
+
+def can_fork() -> bool:
+    """Whether workers can be forked safely: the platform forks (not Windows), it is not macOS (whose system
+    libraries are not fork-safe: CPython starts processes there with ``spawn``), and this process runs one
+    thread (a lock another thread holds would stay held in the child)."""
+    import sys
+
+    threading = sys.modules.get("threading")  # not imported: no thread was started from Python
+    if sys.platform == "darwin" or threading is not None and threading.active_count() > 1:
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 _MAY_LINK = (b"parallel-a", b"parallel_a", b"kv-transfer", b"kv_transfer", b"ray", b"proxy", b"prefiller",
@@ -248,126 +273,194 @@ def may_link(data: bytes) -> bool:
 
 def analyse_all(jobs: list[Job], analyse: Callable[[Job], Outcome], parallel: bool,
                 here: Callable[[Job], bool] | None = None) -> Iterator[Outcome]:
-    """``analyse`` over ``jobs``, in their order. With ``parallel`` (and a batch big enough: ``forks``),
-    this process analyses its share of the jobs (``MAIN_SHARE`` of one part in ``workers()``: ``share_out``), those ``here``
-    prefers first (files that may join others), and forked worker processes the rest: a file that cannot
-    join others is settled there and comes back as its text report and its findings' severities, one that
-    may as its result with the view of its plan the deployment pass reads (``keep``)."""
+    """``analyse`` over ``jobs``, yielded in their order. With ``parallel`` (and a batch big enough:
+    ``forks``), this process analyses its first ``WARM_UP`` files, then forks ``workers() - 1`` workers and
+    deals them the files ``CHUNK`` at a time as they answer (``Helpers``), analysing files itself meanwhile:
+    those ``here`` prefers first (files that may join others: a worker would send back their result and plan
+    view), a worker the others first (it sends back a settled file's text report): ``Queue``. A worker that fails or
+    stops gets no more files, and the files it held are analysed again by this process or another worker,
+    so a batch gives the one-process output whatever happens to a worker."""
     if not parallel or not forks(len(jobs)):
         for job in jobs:
             yield analyse(job)
         return
-    local = share_out([here is None or here(job) for job in jobs], int(len(jobs) * MAIN_SHARE / workers()))
-    remote = [(index, job) for index, job in enumerate(jobs) if not local[index]]
-    helpers = Helpers(min(workers() - 1, -(-len(remote) // CHUNK)), analyse) if remote else None
+    queue = Queue([here is None or here(job) for job in jobs])
+    done: dict[int, Outcome] = {}
+    helpers: Helpers | None = None
+    mine_so_far = 0
     try:
-        if helpers is not None:
-            helpers.start(remote)
-        done: dict[int, Outcome] = {}
-        ahead = [index for index in range(len(jobs)) if local[index]]
-        position = 0
         for index in range(len(jobs)):
             while index not in done:
-                if position < len(ahead):  # this process's next file, also while a worker's answer is due
-                    done[ahead[position]] = analyse(jobs[ahead[position]])
-                    position += 1
+                if helpers is None and mine_so_far == WARM_UP and queue.left() >= PARALLEL_FROM // 2:
+                    helpers = Helpers(workers() - 1, analyse, jobs, queue)
+                mine = queue.here()
+                if mine is not None:
+                    done[mine] = analyse(jobs[mine])
+                    mine_so_far += 1
                     if helpers is not None:
                         helpers.collect(done, block=False)
-                else:
-                    helpers.collect(done, block=True)  # type: ignore[union-attr]
+                elif helpers is not None and helpers.busy():
+                    helpers.collect(done, block=True)
+                else:  # pragma: no cover - every job is queued, held by a worker or done
+                    raise RuntimeError(f"qlint batch: job {index} was lost")
             yield done.pop(index)
     finally:
         if helpers is not None:
             helpers.close()
 
 
-def share_out(preferred: list[bool], share: int) -> list[bool]:
-    """Which jobs this process analyses: ``share`` of them, the ``preferred`` ones first (a file that may
-    join others: a worker sends back its result and plan view, ~10 KiB, where it sends a settled file's
-    text), each kind spread evenly over the batch."""
-    local = [False] * len(preferred)
-    first = [index for index, wanted in enumerate(preferred) if wanted]
-    rest = [index for index, wanted in enumerate(preferred) if not wanted]
-    for chosen, count in ((first, min(share, len(first))), (rest, max(0, share - len(first)))):
-        for position in range(count):
-            local[chosen[position * len(chosen) // count]] = True
-    return local
+class Queue:
+    """The jobs no process has yet, by index: those this process prefers (``preferred``) and the others,
+    each in the batch's order (workers taking from the back instead gave more work in all on the bench
+    corpus: 2.85 against 2.62 G instructions at 200 files)."""
+
+    def __init__(self, preferred: list[bool]) -> None:
+        from collections import deque
+
+        self.preferred = deque(index for index, wanted in enumerate(preferred) if wanted)
+        self.others = deque(index for index, wanted in enumerate(preferred) if not wanted)
+        self.wanted = preferred
+
+    def left(self) -> int:
+        return len(self.preferred) + len(self.others)
+
+    def here(self) -> int | None:
+        """The next job for this process: the first preferred one, else the first other one."""
+        for side in (self.preferred, self.others):
+            if side:
+                return side.popleft()
+        return None
+
+    def chunk(self, size: int) -> list[int]:
+        """Up to ``size`` jobs for a worker: the first other ones, then the first preferred ones."""
+        taken: list[int] = []
+        for side in (self.others, self.preferred):
+            while side and len(taken) < size:
+                taken.append(side.popleft())
+        return taken
+
+    def give_back(self, indices: list[int]) -> None:
+        """Jobs a worker held and did not answer (after a failure): first in line again, in order."""
+        from collections import deque
+
+        for name in ("preferred", "others"):
+            side = getattr(self, name)
+            back = [index for index in indices if (name == "preferred") == self.wanted[index]]
+            if back:
+                setattr(self, name, deque(sorted([*side, *back])))
 
 
 class Helpers:
-    """Forked worker processes, each sent its whole list of jobs at once (so this process never writes to a
-    worker that may be waiting to write), answering ``CHUNK`` jobs at a time as ``(index, Outcome)``
-    pairs; this process reads the answers as they come (``collect``) and puts them in order."""
+    """Forked worker processes. Each holds at most ``AHEAD`` chunks of jobs, and is sent the next chunk
+    (or ``None``: stop) when it answers one, so a message to a worker is small and goes to a worker that
+    has read what it held before: this process never blocks writing to a worker that may be blocked
+    writing to it. Answers are ``("ok", [(index, Outcome), ...])`` per chunk, read as they come
+    (``collect``); a worker that fails (``("error", traceback)``) or stops is given nothing more and its
+    unanswered jobs go back to the queue."""
 
-    def __init__(self, count: int, analyse: Callable[[Job], Outcome]) -> None:
+    def __init__(self, count: int, analyse: Callable[[Job], Outcome], jobs: list[Job], queue: Queue) -> None:
         import multiprocessing
 
         _pickle_rules_by_id()
         context = multiprocessing.get_context("fork")
-        self.connections = []
+        self.jobs = jobs
+        self.queue = queue
+        self.share = count + 1  # processes the rest of the batch is shared by
+        self.held: dict[Any, list[list[int]]] = {}  # connection -> the chunks it holds, oldest first
+        self.stopped: set = set()  # connections sent None
         self.processes = []
+        if gc.isenabled():  # what this process holds now: never scanned by a worker's collector (nor copied for it)
+            gc.collect()
+            gc.freeze()
         for _ in range(count):
             parent, child = context.Pipe()
-            process = context.Process(target=_serve, args=(child, analyse), daemon=True)
+            process = context.Process(target=_serve, args=(child, analyse, list(self.held)), daemon=True)
             process.start()
             child.close()
-            self.connections.append(parent)
+            self.held[parent] = []
             self.processes.append(process)
-        self.open = list(self.connections)
+        for connection in list(self.held):
+            for _ in range(AHEAD):
+                self._deal(connection)
 
-    def start(self, remote: list[tuple[int, Job]]) -> None:
-        """Deal ``remote`` (index, job) out to the workers, ``CHUNK`` jobs at a time in turn."""
-        parts: list[list[tuple[int, Job]]] = [[] for _ in self.connections]
-        for start in range(0, len(remote), CHUNK):
-            parts[(start // CHUNK) % len(parts)] += remote[start:start + CHUNK]
-        for connection, part in zip(self.connections, parts):
-            connection.send(("analyse", part))
+    def busy(self) -> bool:
+        """Whether a worker holds jobs."""
+        return any(self.held.values())
+
+    def _deal(self, connection) -> None:
+        """The next chunk to ``connection``'s worker (``None`` once the queue is empty: it stops when it
+        has answered what it holds)."""
+        if connection not in self.held or connection in self.stopped:
+            return
+        size = max(1, min(CHUNK, self.queue.left() // (2 * self.share)))
+        chunk = self.queue.chunk(size)
+        try:
+            connection.send([(index, self.jobs[index]) for index in chunk] if chunk else None)
+        except OSError:  # it is gone (it said so, or its answer's end of file will)
+            self.queue.give_back(chunk)
+            return
+        if chunk:
+            self.held[connection].append(chunk)
+        else:
+            self.stopped.add(connection)
 
     def collect(self, done: dict[int, Outcome], block: bool) -> None:
         """Read the answers that are there (``block``: wait for one at least) into ``done``."""
         from multiprocessing.connection import wait
 
-        ready = wait(self.open, None if block else 0)
-        for connection in ready:
-            kind, answer = _receive(connection)
-            if kind == "done":
-                self.open.remove(connection)  # type: ignore[arg-type]  # wait() returns what it was given
+        ready: list[Any] = wait([c for c, chunks in self.held.items() if chunks], None if block else 0)
+        for connection in ready:  # the connections given (wait() is typed for sockets and fds too)
+            answer: Any = None
+            try:
+                kind, answer = connection.recv()
+            except (EOFError, OSError):
+                kind = "stopped"
+            if kind != "ok":
+                self._lose(connection)
                 continue
             for index, outcome in answer:
                 done[index] = outcome
-        if block and not ready:
-            raise RuntimeError("qlint worker processes stopped before answering")
+            self.held[connection].pop(0)
+            self._deal(connection)
+
+    def _lose(self, connection) -> None:
+        """A worker that failed or stopped: its jobs go back to the queue, it gets no more."""
+        for chunk in self.held.pop(connection):
+            self.queue.give_back(chunk)
+        connection.close()
 
     def close(self) -> None:
-        for connection in self.connections:
+        """Stop the workers: at the end of a batch they have stopped or are stopping (waited for); after an
+        error or an interrupt they are killed."""
+        finished = not self.busy() and self.queue.left() == 0
+        for connection in self.held:
             connection.close()
         for process in self.processes:
-            process.join(5)
-            if process.is_alive():
+            if not finished:
+                process.kill()
+            process.join(None if not finished else 5)
+            if process.is_alive():  # pragma: no cover - a worker that does not stop
                 process.kill()
                 process.join()
 
 
-def _receive(connection) -> tuple[str, Any]:
-    try:
-        kind, answer = connection.recv()
-    except EOFError:
-        raise RuntimeError("a qlint worker process stopped") from None
-    if kind == "error":
-        raise RuntimeError(f"a qlint worker process failed:\n{answer}")
-    return kind, answer
-
-
-def _serve(connection, analyse: Callable[[Job], Outcome]) -> None:
-    """A worker: analyse the jobs it is sent, ``CHUNK`` answers a message, then say it is done and stop
-    (``os._exit``: nothing this process inherited is flushed or cleaned up twice)."""
+def _serve(connection, analyse: Callable[[Job], Outcome], inherited: list) -> None:
+    """A worker: analyse each chunk of jobs it is sent and answer it, until it is sent ``None`` or this
+    process's end closes; then stop (``os._exit``: nothing this process inherited is flushed or cleaned up
+    twice). ``inherited`` are the connections of the workers forked before it, closed here."""
+    for other in inherited:
+        other.close()
     _ignore_interrupts()
     try:
-        _, jobs = connection.recv()
-        for start in range(0, len(jobs), CHUNK):
-            connection.send(("ok", [(index, analyse(job)) for index, job in jobs[start:start + CHUNK]]))
-        connection.send(("done", None))
-    except BaseException:  # the parent raises it
+        while True:
+            try:
+                jobs = connection.recv()
+            except EOFError:
+                break
+            if jobs is None:
+                break
+            connection.send(("ok", [(index, analyse(job)) for index, job in jobs]))
+    except BaseException:  # the parent analyses the jobs again (and meets the error itself, if it is one)
         import traceback
 
         try:
@@ -375,14 +468,7 @@ def _serve(connection, analyse: Callable[[Job], Outcome]) -> None:
         except BaseException:
             pass
         os._exit(1)
-    connection.close()
     os._exit(0)
-
-
-def _can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _ignore_interrupts() -> None:

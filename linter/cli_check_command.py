@@ -37,7 +37,11 @@ from qlint.linter.cli_echo import click_errors
 def check_command(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
                   fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics, color,
                   lang, launcher, with_deployment):
-    """Lint launch scripts (files, directories, or - for stdin)."""
+    """Lint launch scripts (files, directories, or - for stdin).
+
+    A batch of 200 files or more is analysed in worker processes, one per core; QLINT_WORKERS=N sets
+    the number of processes (QLINT_WORKERS=1: one process). The output is the same either way.
+    """
     with click_errors():
         cli_check.run(paths, hardware, version, select, ignore, fail_level, config_path, output_format, exit_zero,
                       fix, unsafe_fixes, show_diff, no_inline_suppressions, show_suppressed, quiet, statistics,

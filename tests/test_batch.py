@@ -52,27 +52,156 @@ def serial(monkeypatch):
     monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
 
 
+_COPIES: list[str] = []
+
+
 def _batch_of(count: int) -> list[str]:
-    files = list(MIXED)
-    while len(files) < count:
-        files += MIXED
-    return files[:count]
+    """``count`` files: the mixed fixtures, then copies of them under other folders (a file named twice is
+    read once), made once per test session."""
+    import shutil
+    import tempfile
+
+    while len(MIXED) + len(_COPIES) < count:
+        folder = Path(tempfile.mkdtemp(prefix="qlint-batch-"))
+        for path in MIXED:
+            target = folder / Path(path).parent.name / Path(path).name
+            target.parent.mkdir(exist_ok=True)
+            shutil.copyfile(path, target)
+            _COPIES.append(str(target))
+    return (MIXED + _COPIES)[:count]
 
 
+def _dealt(monkeypatch) -> list[int]:
+    """Spy: the number of files each chunk dealt to a worker held."""
+    dealt: list[int] = []
+    chunk = batch.Queue.chunk
+    monkeypatch.setattr(batch.Queue, "chunk", lambda self, size: dealt.append(len(taken := chunk(self, size))) or taken)
+    return dealt
+
+
+@pytest.mark.parametrize("workers", ["2", None])
 @pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
-def test_parallel_output_is_the_serial_output(output, monkeypatch):
-    """Files that may join others analysed in this process, the others in a worker: the output is the
-    one-process output byte for byte, and both places analysed files."""
-    monkeypatch.setenv("QLINT_WORKERS", "2")
+def test_parallel_output_is_the_serial_output(output, workers, monkeypatch):
+    """Files that may join others analysed in this process, the others in a worker, with QLINT_WORKERS=2 and
+    by default (no QLINT_WORKERS, two cores): the output is the one-process output byte for byte, and both
+    places analysed files."""
+    if workers is None:
+        monkeypatch.delenv("QLINT_WORKERS", raising=False)
+        monkeypatch.setattr(batch, "cores", lambda: 2)
+    else:
+        monkeypatch.setenv("QLINT_WORKERS", workers)
     assert batch.workers() == 2
-    dealt = []
-    start = batch.Helpers.start
-    monkeypatch.setattr(batch.Helpers, "start", lambda self, remote: dealt.append(len(remote)) or start(self, remote))
+    dealt = _dealt(monkeypatch)
     files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 7)
     parallel = _run(["--format", output, *files])
-    assert dealt and 0 < dealt[0] < len(files)
-    monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
+    assert 0 < sum(dealt) < len(files)
+    monkeypatch.setenv("QLINT_WORKERS", "1")
+    dealt.clear()
     assert _run(["--format", output, *files]) == parallel
+    assert not dealt
+
+
+def test_how_many_processes(monkeypatch):
+    """QLINT_WORKERS=N sets the processes (1: this one only); unset, ``auto`` or anything else: one per core.
+    Workers are forked from PARALLEL_FROM files, with two processes or more, where forking is safe."""
+    monkeypatch.setattr(batch, "cores", lambda: 6)
+    for value, expected in (("1", 1), ("3", 3), ("", 6), ("auto", 6), ("0", 6), ("x", 6)):
+        monkeypatch.setenv("QLINT_WORKERS", value)
+        assert batch.workers() == expected
+    monkeypatch.delenv("QLINT_WORKERS")
+    assert batch.workers() == 6 and batch.forks(batch.PARALLEL_FROM) and not batch.forks(batch.PARALLEL_FROM - 1)
+    monkeypatch.setenv("QLINT_WORKERS", "1")
+    assert not batch.forks(10**6)
+
+
+def test_no_fork_beside_another_thread(monkeypatch):
+    """A process running another thread does not fork (what that thread holds would stay held in the child)."""
+    import threading
+
+    monkeypatch.setenv("QLINT_WORKERS", "2")
+    assert batch.can_fork() and batch.forks(batch.PARALLEL_FROM)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not batch.can_fork() and not batch.forks(batch.PARALLEL_FROM)
+    finally:
+        release.set()
+        other.join()
+
+
+def _no_children_left() -> bool:
+    import multiprocessing
+    import os
+
+    if multiprocessing.active_children():
+        return False
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("how", ["exit", "raise", "first"])
+def test_a_worker_that_fails_or_dies_changes_nothing(how, monkeypatch):
+    """A worker that dies (``os._exit``, as a killed one) at its 12th file or its first, or whose analysis
+    raises: its files are analysed again, the output is the one-process output, and no process is left."""
+    import os
+
+    parent = os.getpid()
+    calls = [0]  # each process counts its own (a forked worker starts from this process's count)
+    real = cli_check.analyse
+
+    def failing(*args, **kwargs):
+        calls[0] += 1
+        if os.getpid() != parent:
+            if how == "first" or how == "exit" and calls[0] == batch.WARM_UP + 12:
+                os._exit(3)
+            if how == "raise" and calls[0] == batch.WARM_UP + 12:
+                raise ValueError("only in a worker")
+        return real(*args, **kwargs)
+
+    monkeypatch.setenv("QLINT_WORKERS", "3")
+    monkeypatch.setattr(cli_check, "analyse", failing)
+    files = _batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 40)
+    dealt = _dealt(monkeypatch)
+    failed = [_run(["--format", output, *files]) for output in ("text", "json")]
+    assert dealt and _no_children_left()
+    monkeypatch.setenv("QLINT_WORKERS", "1")
+    assert [_run(["--format", output, *files]) for output in ("text", "json")] == failed
+
+
+def test_an_interrupt_stops_the_workers(monkeypatch):
+    """Ctrl-C in this process while workers run: the run stops and no worker is left running or unwaited."""
+    import os
+
+    parent = os.getpid()
+    calls = [0]
+    real = cli_check.analyse
+
+    def interrupted(*args, **kwargs):
+        if os.getpid() == parent:
+            calls[0] += 1
+            if calls[0] == batch.WARM_UP + 5:
+                raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setenv("QLINT_WORKERS", "2")
+    monkeypatch.setattr(cli_check, "analyse", interrupted)
+    dealt = _dealt(monkeypatch)
+    result = CliRunner().invoke(main, ["check", *_batch_of(max(batch.PARALLEL_FROM, len(MIXED)) + 40)])
+    assert result.exit_code != 0 and dealt and _no_children_left()
+
+
+def test_queue_deals_in_order_and_takes_back():
+    """This process takes the jobs it prefers first, a worker the others first, each in order; jobs given
+    back are first in line again, in order."""
+    queue = batch.Queue([index % 3 == 0 for index in range(10)])  # 0, 3, 6, 9 preferred
+    assert queue.here() == 0 and queue.chunk(4) == [1, 2, 4, 5] and queue.chunk(3) == [7, 8, 3]
+    queue.give_back([8, 2, 3])
+    assert queue.left() == 5 and queue.here() == 3 and queue.chunk(9) == [2, 8, 6, 9]
+    assert queue.here() is None and queue.chunk(2) == [] and queue.left() == 0
 
 
 def test_three_workers_and_files_that_join_others_in_workers(monkeypatch):
@@ -120,15 +249,6 @@ def test_files_that_join_others_travel_back_as_plan_views(monkeypatch, tmp_path)
     assert all(plan is None or isinstance(plan, PlanView) or deployment_view(plan) is plan for plan in back)
     monkeypatch.setattr(batch, "PARALLEL_FROM", 10**9)
     assert [_run(["--format", output, *files]) for output in ("text", "json")] == parallel
-
-
-def test_share_out_prefers_and_spreads():
-    preferred = [index % 3 == 0 for index in range(30)]  # 10 preferred
-    assert sum(batch.share_out(preferred, 6)) == 6
-    assert all(preferred[i] for i, local in enumerate(batch.share_out(preferred, 6)) if local)
-    local = batch.share_out(preferred, 14)
-    assert sum(local) == 14 and all(local[i] for i in range(30) if preferred[i])
-    assert batch.share_out(preferred, 0) == [False] * 30
 
 
 def _linkable_inputs():
