@@ -67,6 +67,11 @@ KEYED = {"behaviours": "name", "defects": "id", "env_vars": "name", "faqs": "id"
 ``KnowledgeBase.behaviour``, ``env_var``, ``faq``, ``flag``, ``defects_where`` and the models a name resolves
 to (``_alias``)."""
 
+FIRST_KEYED = {"architectures": "model", "hardware": "id", "releases": "tag", "weight_formats": "id"}
+"""The fields looked up by the first record of a name (``KnowledgeBase._first``: ``hardware_by_id``,
+``weight_format``, ``release``, ``architecture``...), which the compiled form can read one record of when
+their names are unique (then the first is the one a table of names gives; see ``_keyed``)."""
+
 
 class Record(SimpleNamespace):
     """A validated knowledge record: the pydantic model's fields as plain attributes.
@@ -344,10 +349,24 @@ class KnowledgeBase:
 
     # -- weight formats ---------------------------------------------------
     def weight_format(self, format_id: str) -> WeightFormat:
-        for item in self.weight_formats:
-            if item.id == format_id:
-                return item
-        raise KeyError(format_id)
+        found = self._first("weight_formats", format_id)
+        if found is None:
+            raise KeyError(format_id)
+        return found
+
+    def _first(self, field: str, key: str) -> Any:
+        """The first record of ``field`` (one of ``FIRST_KEYED``) whose naming attribute is ``key``, None for
+        none; while the field is not decoded, the record read alone from the compiled form (a lint asks for
+        one hardware, release, weight format, architecture)."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and field not in state:
+            try:
+                return source.record(field, key)
+            except Damaged:
+                pass  # the whole field, then (no table: names held twice)
+        attribute = FIRST_KEYED[field]
+        return next((item for item in getattr(self, field) if getattr(item, attribute) == key), None)
 
     @cached_property
     def _format_marks(self) -> dict[str, WeightFormat]:
@@ -393,10 +412,27 @@ class KnowledgeBase:
 
     # -- hardware and versions ------------------------------------------
     def hardware_by_id(self, hardware_id: str) -> Hardware:
-        for item in self.hardware:
-            if item.id == hardware_id:
-                return item
-        raise KeyError(hardware_id)
+        found = self._first("hardware", hardware_id)
+        if found is None:
+            raise KeyError(hardware_id)
+        return found
+
+    @cached_property
+    def hardware_ids(self) -> list[str]:
+        """``[item.id for item in self.hardware]``: from the hardware's table of records (in file order)
+        while the hardware is not decoded."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and "hardware" not in state:
+            try:
+                return source.shipped.names("hardware", ordered=True)
+            except Damaged:
+                pass  # the whole field, then
+        return [item.id for item in self.hardware]
+
+    def architecture(self, model_id: str) -> Architecture | None:
+        """The (first) architecture record of model ``model_id``; None when there is none."""
+        return self._first("architectures", model_id)
 
     @cached_property
     def latest_stable(self) -> Release:
@@ -412,7 +448,14 @@ class KnowledgeBase:
 
     def release(self, tag: str) -> Release:
         """The release record of a known tag (``main`` included). KeyError otherwise."""
-        return self.release_index[tag]
+        found = self._keyed("releases", "release_index", tag)
+        if found is None:
+            raise KeyError(tag)
+        return found
+
+    def release_record(self, tag: str) -> Release | None:
+        """The (first) release record of ``tag``, None for an unknown tag."""
+        return self._first("releases", tag)
 
     @cached_property
     def tagged_releases(self) -> list[Release]:
@@ -428,7 +471,7 @@ class KnowledgeBase:
         languages. Raises InvalidVersion when ``text`` is not a release tag at all.
         """
         tag = release_tag(text)
-        if tag in self.release_index:
+        if self._keyed("releases", "release_index", tag) is not None:
             return tag, None
         version, known = parse_version(tag), self.tagged_releases
         newest, oldest = known[-1].tag, known[0].tag
@@ -844,6 +887,13 @@ def _unique(records: list[Record], attribute: str) -> bool:
     return len({getattr(item, attribute) for item in records}) == len(records)
 
 
+def _keyed(fields: dict[str, list[Record]]) -> dict[str, str]:
+    """The fields a compiled form has a table of records of (field -> the attribute naming a record):
+    ``KEYED``, and those of ``FIRST_KEYED`` whose records have unique names."""
+    return {**KEYED, **{name: attribute for name, attribute in FIRST_KEYED.items()
+                        if _unique(fields[name], attribute)}}
+
+
 def _tables(fields: dict[str, list[Record]]) -> dict[str, Any]:
     """The tables a compiled form carries beside the fields (``compiled.dumps``): the model names, the
     option spellings and the heads of the known defects, each when the records it names have unique
@@ -892,7 +942,7 @@ def _write_cache(digest: str, fields: dict[str, list[Record]]) -> None:
     import tempfile
 
     try:
-        blob = compiled.dumps(digest, fields, Record, keyed=KEYED, tables=_tables(fields))
+        blob = compiled.dumps(digest, fields, Record, keyed=_keyed(fields), tables=_tables(fields))
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".knowledge-", suffix=".tmp",
                                          delete=False) as handle:  # created with mode 0600
@@ -920,7 +970,7 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     _assemble(fields)  # the same checks as a load
     knowledge = folder / SHIPPED
     stamps = {filename: _stamp(blobs[filename]) for _, filename, _, _ in DATA_FILES}
-    blob = compiled.dumps(digest, fields, Record, stamps, __version__, KEYED, _tables(fields))
+    blob = compiled.dumps(digest, fields, Record, stamps, __version__, _keyed(fields), _tables(fields))
     knowledge.write_bytes(blob + b"\n")
     validated = folder / releases.SHIPPED_VALIDATED
     validated.write_bytes(releases.validated_releases())

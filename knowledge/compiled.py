@@ -264,10 +264,16 @@ class Compiled:
         ``dumps``); Damaged when the field has none or it is damaged."""
         return self._key_table(name)[0]
 
-    def names(self, name: str) -> list[str]:
-        """The names of the records of field ``name`` (each once), sorted, from its table of where they are
-        (see ``dumps``); Damaged when it has none or it is damaged."""
-        return sorted(self._key_table(name)[0])
+    def names(self, name: str, ordered: bool = False) -> list[str]:
+        """The names of the records of field ``name`` (each once), sorted (``ordered``: in the order of their
+        records), from its table of where they are (see ``dumps``); Damaged when it has none or it is damaged."""
+        table = self._key_table(name)[0]
+        if not ordered:
+            return sorted(table)
+        try:
+            return sorted(table, key=lambda key: table[key][2])
+        except (TypeError, IndexError) as error:
+            raise Damaged(f"compiled knowledge: the table of field {name!r}: {error}") from None
 
     def table(self, name: str) -> Any:
         """The table ``name`` (see ``dumps``), decoded on first use; Damaged when there is none or it does

@@ -286,7 +286,7 @@ DIRECTIVE_KEYS = ("hardware", "vllm-ascend", "model")
 def _bad_directive(plan: LaunchPlan, source: SourceText, kb: KnowledgeBase) -> InputError | None:
     """A ``# qlint:`` directive with a key qlint does not know, or a ``hardware=`` /
     ``vllm-ascend=`` / ``model=`` value it cannot use."""
-    hardware_ids = [item.id for item in kb.hardware]
+    hardware_ids = kb.hardware_ids
     for directive in plan.directives:
         line = directive.span.line
         text = source.line_text(line)

@@ -36,10 +36,8 @@ def paired_vllm(kb: KnowledgeBase, release: str | None) -> str | None:
         return None
     if release == "main":
         return MAIN_VLLM
-    for record in kb.releases:
-        if record.tag == release:
-            return record.vllm
-    return None
+    record = kb.release_record(release)
+    return record.vllm if record is not None else None
 
 
 MAIN_VLLM = "v0.27.1"

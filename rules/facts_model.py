@@ -81,7 +81,7 @@ def architecture(scope: Scope):
     local, match = _local(scope), scope.known("model")
     record = None
     if match is not None:
-        record = next((a for a in scope.kb.architectures if a.model == match.value.model.id), None)
+        record = scope.kb.architecture(match.value.model.id)
     if local is not None and local.full_attention_layers and (local.head_dim or local.mla):
         mla = (local.kv_lora_rank or 0) + (local.qk_rope_head_dim or 0) if local.mla else None
         fraction = _local_expert_fraction(local)

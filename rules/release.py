@@ -227,9 +227,9 @@ def _paired_vllm(scope: Scope, tag: str) -> Version:
     """The vLLM version a vllm-ascend release pairs with (same X.Y.Z; ``main`` is above all)."""
     if tag == MAIN:
         return parse_version(MAIN)
-    for item in scope.kb.releases:
-        if item.tag == tag:
-            return parse_version(item.vllm)
+    item = scope.kb.release_record(tag)
+    if item is not None:
+        return parse_version(item.vllm)
     return Version(parse_version(tag).base_version)
 
 

@@ -54,7 +54,7 @@ def _vllm_of(scope: Scope) -> Version | None:
     known = scope.known("version")
     if known is None or known.value == MAIN:
         return None
-    record = next((r for r in scope.kb.releases if r.tag == known.value), None)
+    record = scope.kb.release_record(known.value)
     try:
         return Version(record.vllm.removeprefix("v")) if record is not None else None
     except ValueError:

@@ -399,6 +399,50 @@ def test_an_option_spelled_in_a_script_is_read_alone(data_copy):
     assert _decoded(damaged) == ["flags"] and validated == [1]  # read from the whole field instead
 
 
+def test_a_hardware_a_release_a_weight_format_an_architecture_is_read_alone(data_copy):
+    """Every record looked up by its name (hardware id, release tag, weight format id, architecture model)
+    is, before its field is decoded, the one the whole field gives (the first of that name, as a scan
+    finds; release() as release_index), and a name of none gives None or KeyError as before; the hardware
+    ids come in file order from the hardware's table of records."""
+    eager = base._build(base._blobs_and_digest()[0])
+    kb = base.load()
+    assert kb.hardware_ids == [item.id for item in eager.hardware] and _decoded(kb) == []
+    for item in eager.hardware:
+        assert kb.hardware_by_id(item.id) == eager.hardware_by_id(item.id) == item
+    for item in eager.releases:
+        assert kb.release(item.tag) == eager.release_index[item.tag]
+        assert kb.release_record(item.tag) == next(r for r in eager.releases if r.tag == item.tag) == item
+        assert kb.resolve_release(item.tag) == eager.resolve_release(item.tag)
+    for item in eager.weight_formats:
+        assert kb.weight_format(item.id) == eager.weight_format(item.id) == item
+    for model_id in [model.id for model in eager.models] + [item.model for item in eager.architectures]:
+        assert kb.architecture(model_id) == next((a for a in eager.architectures if a.model == model_id), None)
+    assert kb.release_record("v0.0.1") is None and kb.architecture("no-such-model") is None
+    for lookup, name in ((kb.release, "v0.0.1"), (kb.hardware_by_id, "a9"), (kb.weight_format, "w1a1")):
+        with pytest.raises(KeyError):
+            lookup(name)
+    assert _decoded(kb) == [] and len(eager.releases) > 20 and len(eager.architectures) > 10
+    held = kb.hardware_by_id(eager.hardware[-1].id)
+    assert kb.hardware[-1] is held and kb.hardware_by_id(held.id) is held  # the record the field holds
+
+
+def test_names_held_twice_get_no_table_and_the_first_is_found(data_copy):
+    """A field looked up by the first record of a name has a table of its records only when their names
+    are unique: with a name held twice, the lookups read the whole field and find what a scan finds."""
+    fields = base._validated_fields(base._blobs_and_digest()[0])
+    first_hardware, first_release = fields["hardware"][0], fields["releases"][0]
+    fields["hardware"].insert(1, base.Record(**{**vars(first_hardware), "npus_per_node": 99}))
+    fields["releases"].insert(1, base.Record(**{**vars(first_release), "vllm": "v9.9.9"}))
+    keyed = base._keyed(fields)
+    assert "hardware" not in keyed and "releases" not in keyed and "weight_formats" in keyed
+    blob = compiled.dumps("x", fields, base.Record, {}, "0", keyed, base._tables(fields))
+    kb = base._lazy(compiled.open_compiled(blob, base.Record))
+    assert kb.hardware_by_id(first_hardware.id).npus_per_node == first_hardware.npus_per_node != 99
+    assert kb.release_record(first_release.tag).vllm == first_release.vllm
+    assert kb.release(first_release.tag).vllm == "v9.9.9"  # release_index: the last, as before
+    assert kb.hardware_ids == [item.id for item in fields["hardware"]]
+
+
 def test_the_known_defects_a_launch_may_hit_are_read_alone(data_copy):
     """The defects kept by a test of their heads (id, severity, release range, hardware) are, before the
     defects are decoded, those the same test keeps of the decoded defects, in order, each decoded alone (and

@@ -59,7 +59,7 @@ def paired_vllm(scope: Scope, tag: str | None = None) -> str:
     tag = scope.get("version") if tag is None else tag
     if tag == MAIN:
         return MAIN
-    for item in scope.kb.releases:
-        if item.tag == tag:
-            return item.vllm.removeprefix("v")
+    item = scope.kb.release_record(tag)
+    if item is not None:
+        return item.vllm.removeprefix("v")
     return parse_version(tag).base_version
