@@ -7,15 +7,21 @@ effective configuration. Exit codes: 0 no finding at or above the fail level,
 1 findings, 2 bad usage, bad configuration or unreadable input.
 
 This module holds the console entry point: the common check invocation is read without
-click (``cli_fast``), anything else goes to the click group (``cli_group``, also
-importable here as ``main``). The commands live in ``cli_check`` (lint),
+click (``parse``, below), anything else goes to the click group (``cli_group``, also
+importable here as ``main``). The commands live in ``cli_check`` (lint and report),
 ``cli_commands`` (config, rules, explain) and ``cli_generate``, sharing
-``cli_args`` (options), ``cli_inputs`` (what is read) and ``cli_report`` (output).
+``cli_args`` (options), ``cli_common`` (their click-free part, output and usage errors) and
+``cli_inputs`` (what is read).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def __getattr__(name: str):
@@ -40,8 +46,6 @@ def entry() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except (AttributeError, ValueError):  # pragma: no cover - a replaced stream
             pass
-    from qlint.linter.cli_fast import parse
-
     fast = parse(sys.argv[1:])
     if fast is not None:
         _check(fast)  # exits, unless the invocation turns out to be bad usage: then click reports it
@@ -77,7 +81,7 @@ def _check(arguments: dict) -> None:
 
     _start_up()
     from qlint.linter.cli_check import run
-    from qlint.linter.cli_echo import Usage, echo
+    from qlint.linter.cli_common import Usage, echo
 
     paths = arguments["paths"]
     paused = len(paths) == 1 and os.path.isfile(paths[0]) and gc.isenabled()
@@ -169,6 +173,69 @@ def _quiet_exit(message: str | None, code: int) -> None:
         except OSError:  # pragma: no cover
             pass
     sys.exit(code)
+
+
+COMMANDS = frozenset({"check", "config", "rules", "explain", "generate"})
+"""The group's subcommands (a test checks this against the click group)."""
+FORMATS = ("text", "json", "sarif", "github")
+HARDWARE = ("a2", "a3", "310p")
+_VALUED = {"--format": "output_format", "--hardware": "hardware", "--vllm-ascend-version": "version"}
+_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--exit-zero": "exit_zero"}
+
+
+def parse(argv: list[str]) -> dict[str, Any] | None:
+    """``cli_check.run`` keyword arguments for ``argv`` (without the program name), or None.
+
+    The common invocation is read without click (importing click costs a cold run tens of milliseconds):
+
+        qlint [check] [--format F] [--hardware H] [--vllm-ascend-version V] [-q|--quiet] [--exit-zero] PATH...
+
+    The arguments are returned for exactly these shapes (each option at most once, ``--opt value`` or
+    ``--opt=value``, values click would accept), None for anything else: another subcommand, ``--help``,
+    any other option, a value click would refuse, ``--``, an argument starting with ``-`` other than ``-``
+    (stdin), shell completion. None means "let click do it", so help, usage errors and every other option
+    keep click's behaviour and messages.
+    """
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return None  # click's shell completion
+    explicit = bool(argv) and argv[0] == "check"
+    if argv and argv[0] in COMMANDS:
+        if not explicit:
+            return None
+        argv = argv[1:]
+    options: dict[str, Any] = {}
+    paths: list[str] = []
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        index += 1
+        if token == "-" or not token.startswith("-"):
+            paths.append(token)
+            continue
+        name, equals, value = token.partition("=")
+        if name in _VALUED:
+            if not equals:
+                if index >= len(argv) or argv[index].startswith("-"):
+                    return None
+                value = argv[index]
+                index += 1
+            key = _VALUED[name]
+            if key in options:
+                return None
+            if key == "output_format" and value not in FORMATS:
+                return None
+            if key == "hardware":
+                if value.lower() not in HARDWARE:
+                    return None
+                value = value.lower()  # click's case-insensitive Choice answers the choice as declared
+            options[key] = value
+        elif token in _FLAGS:
+            options[_FLAGS[token]] = True
+        else:
+            return None
+    if not paths or (not explicit and any(path in COMMANDS for path in paths)):
+        return None  # a subcommand after options (qlint --lang zh explain QL201): click moves it first
+    return {"paths": tuple(paths), **options}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,7 @@ import click
 from qlint.linter.cli_common import check_version as _check_version
 from qlint.linter.cli_common import config_cache, default_lang, fail
 from qlint.linter.cli_common import overrides as _overrides
-from qlint.linter.cli_echo import click_errors
+from qlint.linter.cli_common import click_errors
 
 __all__ = ["FORMATS", "HARDWARE", "LANGS", "LEVELS", "check_version", "config_cache", "default_lang", "fail",
            "overrides", "selection_options"]

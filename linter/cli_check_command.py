@@ -6,7 +6,7 @@ import click
 
 from qlint.linter import cli_check
 from qlint.linter.cli_args import FORMATS, selection_options
-from qlint.linter.cli_echo import click_errors
+from qlint.linter.cli_common import click_errors
 
 
 @click.command("check")

@@ -22,7 +22,7 @@ Nothing is executed or evaluated.
 
 from __future__ import annotations
 
-from qlint.linter.shell import Assignment, Comment, Unread, Word, parse_tree
+from qlint.linter.shell import Assignment, Comment, ParsedScript, Unread, Word, _Walker, parse_tree
 from qlint.linter.source import MARKDOWN_SUFFIXES, YAML_SUFFIXES, InputError, SourceText, kind_of
 from qlint.linter.wrappers import Layer, Part
 from qlint.record import field, record
@@ -74,6 +74,27 @@ def read_document(source: SourceText, kind: str | None = None) -> Document | Non
 
 
 # -- Markdown ----------------------------------------------------------------------------
+
+def parse_launches(source: SourceText, launches: list[Launch], bindings: dict[str, str] | None = None) -> ParsedScript:
+    """Read commands given as words (a YAML file's containers): each starts with its own environment.
+
+    A ``bash -c`` or string command among their words is read as a script, as in a shell file.
+    """
+    walker = _Walker(source, dict(bindings or {}))
+    for launch in launches:
+        walker.vars = {}
+        walker.arrays = {}
+        for assignment in launch.env:
+            walker._set(assignment)
+        walker.layers = [launch.layer] if launch.layer is not None else []
+        if launch.words:
+            walker.run(list(launch.words), [], launch.span)
+    walker.layers = []
+    walker.read_uncalled()
+    parsed = walker.result()
+    walker.release()
+    return parsed
+
 
 def _markdown(source: SourceText) -> Document:
     from markdown_it import MarkdownIt

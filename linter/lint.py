@@ -11,7 +11,7 @@ from qlint.knowledge.base import KnowledgeBase, load, release_tag
 from qlint.knowledge.images import parse_image
 from qlint.knowledge.versions import InvalidVersion
 from qlint.linter.planner import build_plan
-from qlint.linter.shell import ShellSyntaxError, parse_launches, parse_script
+from qlint.linter.shell import ShellSyntaxError, parse_script
 from qlint.linter.source import InputError, SourceText, kind_of
 from qlint.knowledge.text import Text
 from qlint.record import field, record, replace
@@ -111,6 +111,8 @@ def lint_bytes(
         elif document.text is not None:
             parsed = parse_script(source, bindings, text=document.text)
         else:
+            from qlint.linter.documents import parse_launches
+
             parsed = parse_launches(source, document.launches, bindings)
         if document is not None:
             parsed.comments = sorted(parsed.comments + document.comments, key=lambda c: (c.span.line, c.span.column))

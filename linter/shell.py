@@ -7,6 +7,10 @@ i.e. ``Word.value`` is ``None``.
 
 Positions are 1-based lines and columns counted in characters (not bytes);
 end positions point one character past the end, as in ruff and LSP.
+
+The scripts a script runs beyond its own lines (what wrappers such as ``sudo``, ``docker`` or
+``bash -c`` run, text piped into a shell, sourced files) are read by ``shell_nested``, imported
+when the reader meets one.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import tree_sitter as ts
 
-    from qlint.linter.wrappers import Layer, Unwrapped
+    from qlint.linter.wrappers import Layer
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 WRAPPERS = frozenset({"nohup", "setsid", "exec", "time", "command", "nice", "stdbuf", "timeout", "ionice", "chrt",
@@ -288,19 +292,6 @@ class _Walker:
         self.sourcing: list[str] = [source.path]
         self.family: list[_Walker] = [self]  # this walker and those reading its nested scripts (release)
 
-    # -- nested scripts ----------------------------------------------------
-    def _child(self, data: bytes, origins: list[int] | None, coarse: Span | None) -> "_Walker":
-        child = object.__new__(_Walker)
-        child.__dict__.update(self.__dict__)
-        child.data = data
-        child.origins = origins
-        child.coarse = coarse
-        child.depth = self.depth + 1
-        child.vars = dict(self.vars)
-        child.arrays = dict(self.arrays)
-        self.family.append(child)
-        return child
-
     def release(self) -> None:
         """Once the script is read: let go of what the reading held (variables, commands, comments...) in
         this walker and its nested ones. The words keep their walker for positions (``text``, ``map``), and
@@ -313,50 +304,6 @@ class _Walker:
             walker.functions, walker.called, walker.calling, walker.containers = {}, set(), [], {}
         for walker in self.family:
             walker.family = []
-
-    def _to_file(self, origins: list[int]) -> list[int]:
-        """Compose offsets in this walker's text with this walker's own mapping."""
-        if self.origins is None:
-            return origins
-        mine = self.origins
-        return [mine[o] for o in origins]
-
-    def nested(self, data: bytes, origins: list[int] | None, span: Span, *, vars: dict[str, Assignment] | None,
-               positional: list[Word] | None = None, layers: list[Layer] | None = None, what: str = "script") -> None:
-        """Read ``data`` (a command string, heredoc, function body...) as a script of its own.
-
-        ``origins`` maps each byte of ``data`` to this walker's text (None: no 1:1
-        mapping, every position becomes ``span``); ``vars`` is the environment it
-        starts with (None: this walker's variables).
-        """
-        if self.depth >= _MAX_DEPTH:
-            self.unread.append(Unread("too-deep", what, span))
-            return
-        coarse = self.coarse
-        mapped = None
-        if coarse is None:
-            if origins is None:
-                coarse = span
-                self.opaque.append(span)
-            else:
-                mapped = self._to_file(origins)
-                mapped.append(mapped[-1] + 1 if mapped else 0)
-        child = self._child(data, mapped, coarse)
-        if vars is not None:
-            child.vars = dict(vars)
-            child.arrays = {}
-        if positional is not None:
-            child.positional = positional
-            child.bindings = {str(i + 1): w.value for i, w in enumerate(positional)}
-        child.layers = self.layers + (layers or [])
-        tree = parse_tree(data)
-        if tree.root_node.has_error:
-            self.unread.append(Unread("unparsable", what, span))
-            return
-        child.visit(tree.root_node)
-        if vars is None and not layers:  # the same shell (a function body, a sourced file): assignments stay
-            self.vars = child.vars
-            self.arrays = child.arrays
 
     # -- positions -------------------------------------------------------
     def map(self, start: int, end: int) -> Span:
@@ -548,7 +495,9 @@ class _Walker:
                 if not named or (all(c.type == "string_content" for c in named) and "\\" not in raw):
                     content_start = start + 1
         if content_start is not None and (self.coarse is not None or self.origins is not None):
-            content_start = self._file_offset(content_start, end)
+            from qlint.linter.shell_nested import file_offset  # (a nested script's walker: loaded)
+
+            content_start = file_offset(self, content_start, end)
         return Word(
             raw=raw,
             value=value,
@@ -558,120 +507,6 @@ class _Walker:
             node=node,
             walker=self,
         )
-
-    def _file_offset(self, start: int, end: int) -> int | None:
-        """The file offset of ``start`` when bytes ``start..end`` map 1:1 onto the file, else None."""
-        if self.coarse is not None or self.origins is None:
-            return None if self.coarse is not None else start
-        origins = self.origins
-        first = origins[start]
-        for step in range(end - start):
-            if origins[start + step] != first + step:
-                return None
-        return first
-
-    def sub_word(self, part) -> Word:
-        """The Word for a value inside a word (``A=1`` of ``docker -e A=1``, ``env A=1``)."""
-        word, skip = part.word, part.skip
-        if skip is None or word.value is None:
-            return Word(raw=word.raw, value=None, span=word.span, symbols=list(word.symbols) or [word.raw])
-        value = word.value[skip:]
-        span, content_start = word.span, None
-        if word.content_start is not None:
-            begin = self.source.offset_after_chars(word.content_start, skip)
-            finish = self.source.offset_after_chars(begin, len(value))
-            span, content_start = self.source.span(begin, finish), begin
-        return Word(raw=value, value=value, span=span, content_start=content_start)
-
-    def script_text(self, word: Word) -> tuple[bytes, list[int] | None]:
-        """The text a shell would run for a command-string word, with its offsets (None: not 1:1)."""
-        node = word.node
-        owner = word.walker
-        if node is not None and owner is self:
-            out, origins = bytearray(), list[int]()
-            self._origins(node, out, origins)
-            return bytes(out), origins
-        if word.origins is not None and word.value is not None:
-            return word.value.encode("utf-8"), list(word.origins)
-        return (word.value or "").encode("utf-8"), None
-
-    def joined_script(self, words: list[Word]) -> tuple[bytes, list[int] | None]:
-        """The command ssh sends for ``words``: their texts joined with spaces (offsets kept
-        when every word maps 1:1; a joining space maps to the end of the word before it)."""
-        out, origins = bytearray(), list[int]()
-        exact = True
-        for index, word in enumerate(words):
-            text, mapped = self.script_text(word)
-            if index:
-                out += b" "
-                origins.append(origins[-1] + 1 if origins else 0)
-            out += text
-            if mapped is None or len(mapped) != len(text):
-                exact = False
-            else:
-                origins.extend(mapped)
-        return bytes(out), origins if exact else None
-
-    def _origins(self, node: ts.Node, out: bytearray, origins: list[int]) -> None:
-        kind = node.type
-        data = self.data
-        start, end = node.start_byte, node.end_byte
-        if kind in ("word", "number"):
-            self._unescaped(start, end, out, origins, None)
-        elif kind == "raw_string":
-            out += data[start + 1 : end - 1]
-            origins.extend(range(start + 1, end - 1))
-        elif kind == "string":
-            cursor = start + 1
-            for child in node.named_children:
-                self._dq(cursor, child.start_byte, out, origins)
-                if child.type == "string_content":
-                    self._dq(child.start_byte, child.end_byte, out, origins)
-                else:
-                    self._expanded(child, out, origins)
-                cursor = child.end_byte
-            self._dq(cursor, end - 1, out, origins)
-        elif kind == "concatenation":
-            for child in node.children:
-                self._origins(child, out, origins)
-        elif kind in ("simple_expansion", "expansion", "ansi_c_string") or kind in _SKIP_EXPANSION:
-            self._expanded(node, out, origins)
-        else:
-            out += data[start:end]
-            origins.extend(range(start, end))
-
-    def _dq(self, start: int, end: int, out: bytearray, origins: list[int]) -> None:
-        self._unescaped(start, end, out, origins, b'$`"\\\n')
-
-    def _unescaped(self, start: int, end: int, out: bytearray, origins: list[int], escapable: bytes | None) -> None:
-        """Copy ``data[start:end]`` into ``out`` with backslash escapes removed, recording where each
-        byte came from. ``escapable``: the bytes a backslash escapes (inside double quotes), None for
-        any byte (an unquoted word); a backslash-newline is a line continuation and vanishes."""
-        data = self.data
-        index = start
-        while index < end:
-            byte = data[index]
-            if byte == 0x5C and index + 1 < end and (escapable is None or data[index + 1] in escapable):
-                if data[index + 1] != 0x0A:
-                    out.append(data[index + 1])
-                    origins.append(index + 1)
-                index += 2
-                continue
-            out.append(byte)
-            origins.append(index)
-            index += 1
-
-    def _expanded(self, node: ts.Node, out: bytearray, origins: list[int]) -> None:
-        """A known expansion gives its value (the outer shell expands it), an unknown one stays as written."""
-        value, _ = self.expand(node)
-        start, end = node.start_byte, node.end_byte
-        if value is None or node.type in _SKIP_EXPANSION:
-            out += self.data[start:end]
-            origins.extend(range(start, end))
-            return
-        encoded = value.encode("utf-8")
-        out += encoded
-        origins.extend(start if i == 0 else end - 1 for i in range(len(encoded)))
 
     # -- statements ------------------------------------------------------
     def assignment(self, node: ts.Node, exported: bool) -> Assignment:
@@ -918,7 +753,9 @@ class _Walker:
 
             unwrapped = unwrap(words)
             if unwrapped.layers:
-                self.wrapped(unwrapped, env, prefix, span, background, stdin)
+                from qlint.linter.shell_nested import wrapped
+
+                wrapped(self, unwrapped, env, prefix, span, background, stdin)
                 return
         if name is not None and self.enter(name, words, env, span, prefix, background):
             return
@@ -955,151 +792,14 @@ class _Walker:
                 self.calling.pop()
             return True
         if name in _SOURCE_COMMANDS and len(words) >= 2 and words[0].raw in _SOURCE_COMMANDS:
-            self.source_file(words, span)
+            from qlint.linter.shell_nested import source_file
+
+            source_file(self, words, span)
             return True
         if name in _DYNAMIC:
             self.unread.append(Unread("eval", " ".join(w.raw for w in words), span))
             return False
         return False
-
-    def source_file(self, words: list[Word], span: Span) -> None:
-        """``source FILE`` / ``. FILE``: read the file (never run it) when the repository holds it."""
-        target = words[1]
-        path = resolve_sourced(self.source.path, target.value)
-        if path is None:
-            if not (target.value or "").startswith(_SYSTEM_SOURCES):
-                self.unread.append(Unread("source", target.value or target.raw, target.span))
-            return
-        if path in self.sourcing:
-            self.unread.append(Unread("source-cycle", target.value or target.raw, target.span))
-            return
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(5 * 1024 * 1024 + 1)
-            data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            self.unread.append(Unread("source", target.value or target.raw, target.span))
-            return
-        self.sourcing.append(path)
-        try:
-            self.nested(data, None, span, vars=None, positional=words[2:] or None, what=path)
-        finally:
-            self.sourcing.pop()
-
-    def wrapped(self, unwrapped: Unwrapped, env: dict[str, Assignment], prefix: list[Assignment], span: Span,
-                background: bool, stdin: ts.Node | None) -> None:
-        layers = unwrapped.layers
-        for layer in layers:
-            if layer.kind in ("docker", "podman"):
-                if layer.subcommand == "run" and layer.container:
-                    self.containers[layer.container] = layer
-                elif layer.subcommand == "exec" and layer.container in self.containers:
-                    started = self.containers[layer.container]
-                    layer.image = layer.image or started.image
-                    layer.devices = started.devices + layer.devices
-                    layer.env = started.env + layer.env
-                    layer.env_files = started.env_files + layer.env_files
-            env = self.layer_env(layer, env)
-        if unwrapped.script_words:
-            text, origins = self.joined_script(unwrapped.script_words)
-            first, last = unwrapped.script_words[0].span, unwrapped.script_words[-1].span
-            self.nested(text, origins, Span(first.line, first.column, last.end_line, last.end_column),
-                        vars=_exported(env), positional=[], layers=layers, what="command string")
-            return
-        if unwrapped.script is not None:
-            text, origins = self.script_text(unwrapped.script)
-            self.nested(text, origins, unwrapped.script.span, vars=_exported(env), positional=unwrapped.script_args[1:],
-                        layers=layers, what="command string")
-            return
-        if unwrapped.stdin_script and stdin is not None:
-            piped, origins = self.stdin_text(stdin)
-            if piped is not None:
-                self.nested(piped, origins, self.span(stdin), vars=_exported(env), positional=unwrapped.script_args,
-                            layers=layers, what="standard input")
-                return
-        if unwrapped.script_file is not None:
-            path = resolve_sourced(self.source.path, unwrapped.script_file.value)
-            if path is not None and path not in self.sourcing:
-                try:
-                    with open(path, "rb") as handle:
-                        data = handle.read(5 * 1024 * 1024 + 1)
-                    data.decode("utf-8")
-                except (OSError, UnicodeDecodeError):
-                    data = None
-                if data is not None:
-                    self.sourcing.append(path)
-                    try:
-                        self.nested(data, None, span, vars=_exported(env), positional=unwrapped.argv[1:],
-                                    layers=layers, what=path)
-                    finally:
-                        self.sourcing.pop()
-                    return
-        argv = unwrapped.argv
-        if argv and argv[0].value is not None and self.enter(argv[0].value.rsplit("/", 1)[-1], argv, env, span,
-                                                              prefix, background):
-            return
-        self.commands.append(
-            SimpleCommand(words=argv or [], span=span, env=env, prefix=prefix, background=background,
-                          in_loop=self.polling > 0,
-                          layers=list(self.layers) + layers)
-        )
-
-    def layer_env(self, layer: Layer, env: dict[str, Assignment]) -> dict[str, Assignment]:
-        """The environment the wrapped command starts with."""
-        outer = env
-        if layer.fresh_env:
-            env = {name: value for name, value in env.items() if name in layer.preserved}
-        else:
-            env = dict(env)
-        for name in layer.unset:
-            env.pop(name, None)
-        for name, word in layer.passthrough:
-            if name in outer:
-                env[name] = outer[name]
-        for part in layer.env_files:
-            for assignment in self.env_file(self.sub_word(part)):
-                env[assignment.name] = assignment
-        for name, part in layer.env:
-            word = self.sub_word(part)
-            env[name] = Assignment(name=name, word=word, span=part.word.span, exported=True)
-        return env
-
-    def env_file(self, word: Word) -> list[Assignment]:
-        """``--env-file FILE``: its ``NAME=value`` lines (read, never run), at the option's position."""
-        path = resolve_sourced(self.source.path, word.value)
-        if path is None:
-            self.unread.append(Unread("env-file", word.value or word.raw, word.span))
-            return []
-        try:
-            with open(path, encoding="utf-8") as handle:
-                lines = handle.read(1024 * 1024).splitlines()
-        except (OSError, UnicodeDecodeError):
-            self.unread.append(Unread("env-file", word.value or word.raw, word.span))
-            return []
-        out = []
-        for line in lines:
-            line = line.strip()
-            if not line or line.startswith("#") or "=" not in line:
-                continue
-            name, _, value = line.partition("=")
-            out.append(Assignment(name=name.strip(), word=Word(raw=value, value=value, span=word.span),
-                                  span=word.span, exported=True))
-        self.opaque.append(word.span)
-        return out
-
-    def stdin_text(self, redirect: ts.Node) -> tuple[bytes | None, list[int] | None]:
-        """The script a heredoc or here-string feeds to a shell."""
-        if redirect.type == "heredoc_redirect":
-            body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
-            if body is None:
-                return None, None
-            return self.data[body.start_byte : body.end_byte], list(range(body.start_byte, body.end_byte))
-        target = redirect.named_children[-1] if redirect.named_children else None
-        if target is None:
-            return None, None
-        out, origins = bytearray(), list[int]()
-        self._origins(target, out, origins)
-        return bytes(out) + b"\n", origins + [origins[-1] + 1 if origins else target.end_byte]
 
     def piped_heredoc(self, node: ts.Node) -> bool:
         """``echo '...' | bash``: the echoed text is the script (``printf`` too, with no format escapes)."""
@@ -1117,19 +817,9 @@ class _Walker:
                  for c in reader.children if c.is_named and c.type not in ("comment",)]
         if not shell or (shell[0].value or "").rsplit("/", 1)[-1] not in WRAPPERS:
             return False
-        from qlint.linter.wrappers import unwrap
+        from qlint.linter.shell_nested import read_piped
 
-        unwrapped = unwrap(shell)
-        if not unwrapped.stdin_script:
-            return False
-        env = dict(self.vars)
-        for layer in unwrapped.layers:
-            env = self.layer_env(layer, env)
-        out, origins = bytearray(), list[int]()
-        self._origins(arguments[0], out, origins)
-        self.nested(bytes(out) + b"\n", origins + [origins[-1] + 1 if origins else arguments[0].end_byte],
-                    self.span(arguments[0]), vars=_exported(env), layers=unwrapped.layers, what="standard input")
-        return True
+        return read_piped(self, arguments[0], shell)
 
     def heredoc_piped(self, node: ts.Node, body: ts.Node, background: bool) -> bool:
         """``cat <<EOF | bash`` (``| ssh HOST``, ``| docker exec -i C sh``): tree-sitter files the pipe
@@ -1178,44 +868,6 @@ class _Walker:
             unread=self.unread,
             opaque=self.opaque,
         )
-
-
-def _exported(env: dict[str, Assignment]) -> dict[str, Assignment]:
-    return {name: value for name, value in env.items() if value.exported}
-
-
-_SYSTEM_SOURCES = ("/usr/local/Ascend/", "/etc/", "~/", "$HOME", "/root/.bashrc", "/opt/")
-"""Files sourced from the system (CANN's set_env.sh, profiles): toolkit paths, no launch; not noted."""
-
-
-def resolve_sourced(script_path: str, target: str | None) -> str | None:
-    """The file a ``source``/``--env-file`` argument names, when the repository holds it.
-
-    Relative paths are tried from the script's folder, then from the current folder;
-    the file must lie inside the script's repository (the folder holding ``.git``
-    above the script, else the script's own folder). None otherwise.
-    """
-    import os
-
-    if not target or script_path in ("-", "<stdin>") or target.startswith(("/", "~")) and not os.path.isabs(target):
-        return None
-    folder = os.path.dirname(os.path.abspath(script_path))
-    root = folder
-    probe = folder
-    while True:
-        if os.path.exists(os.path.join(probe, ".git")):
-            root = probe
-            break
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    candidates = [target] if os.path.isabs(target) else [os.path.join(folder, target), os.path.abspath(target)]
-    for candidate in candidates:
-        real = os.path.realpath(candidate)
-        if os.path.isfile(real) and (real == root or real.startswith(root.rstrip(os.sep) + os.sep)):
-            return real
-    return None
 
 
 def _unescape(text: str) -> str:
@@ -1403,23 +1055,3 @@ def _last_heredoc_start(node: ts.Node, before: int) -> ts.Node | None:
     return found
 
 
-def parse_launches(source: SourceText, launches: list, bindings: dict[str, str] | None = None) -> ParsedScript:
-    """Read commands given as words (a YAML file's containers): each starts with its own environment.
-
-    ``launches`` are ``qlint.linter.documents.Launch`` objects; a ``bash -c`` or string
-    command among their words is read as a script, as in a shell file.
-    """
-    walker = _Walker(source, dict(bindings or {}))
-    for launch in launches:
-        walker.vars = {}
-        walker.arrays = {}
-        for assignment in launch.env:
-            walker._set(assignment)
-        walker.layers = [launch.layer] if launch.layer is not None else []
-        if launch.words:
-            walker.run(list(launch.words), [], launch.span)
-    walker.layers = []
-    walker.read_uncalled()
-    parsed = walker.result()
-    walker.release()
-    return parsed

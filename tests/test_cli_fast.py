@@ -1,4 +1,4 @@
-"""The click-free fast path of ``qlint`` (``linter/cli_fast.py``) answers exactly as the click group
+"""The click-free fast path of ``qlint`` (``linter/cli.py``: ``parse``) answers exactly as the click group
 does: same stdout, stderr and exit code on a matrix of invocations, and it does not import click."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from qlint.linter import cli_fast
+from qlint.linter import cli
 
 FAULTY = ("#!/bin/bash\n# qlint: hardware=a2 vllm-ascend=v0.23.0\n"
           "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size 16 --max-num-seqs 0 \\\n"
@@ -66,7 +66,7 @@ _RUNNER = """
 import atexit, io, json, os, sys
 mode, cases = sys.argv[1], json.loads(sys.argv[2])
 if mode == "click":
-    import qlint.linter.cli_fast as fast
+    import qlint.linter.cli as fast
     fast.parse = lambda argv: None
 from qlint.linter.cli import entry
 out = []
@@ -110,7 +110,7 @@ def test_fast_path_answers_as_click_does(tmp_path):
     (tmp_path / "folder" / "b.sh").write_text(PLAIN)
     (tmp_path / "empty").mkdir()
     for argv, fast in MATRIX:
-        assert (cli_fast.parse(argv) is not None) == fast, argv
+        assert (cli.parse(argv) is not None) == fast, argv
     # the fast invocations first, in one process: none of them may load click (bad usage aside)
     order = [argv for argv, fast in MATRIX if fast and "bogus" not in argv] + \
             [argv for argv, fast in MATRIX if not fast or "bogus" in argv]
@@ -121,7 +121,7 @@ def test_fast_path_answers_as_click_does(tmp_path):
         for key in ("code", "stdout", "stderr"):
             assert fast_run[key] == click_run[key], (argv, key, "".join(difflib.unified_diff(
                 str(click_run[key]).splitlines(True), str(fast_run[key]).splitlines(True), "click", "fast")))
-        if cli_fast.parse(argv) is not None and "bogus" not in argv:
+        if cli.parse(argv) is not None and "bogus" not in argv:
             assert not fast_run["click"], argv
     codes = {tuple(run["argv"]): run["code"] for run in fast_runs}
     assert codes[("faulty.sh",)] == 1 and codes[("--format", "text", "clean.sh")] == 0
@@ -137,7 +137,7 @@ def test_fast_path_answers_as_click_does(tmp_path):
 def test_fast_path_knows_the_groups_commands():
     from qlint.linter.cli import main
 
-    assert cli_fast.COMMANDS == frozenset(main.commands)
+    assert cli.COMMANDS == frozenset(main.commands)
 
 
 @pytest.mark.parametrize("argv", [["faulty.sh"], ["-q", "--format", "json", "a.sh", "-"]])
@@ -166,7 +166,7 @@ def test_a_subcommand_after_leading_options_is_the_command(argv, tmp_path, monke
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "faulty.sh").write_text(FAULTY)
-    assert cli_fast.parse(argv) is None
+    assert cli.parse(argv) is None
     out = CliRunner().invoke(main, argv)
     if "explain" in argv:
         assert out.exit_code == 0 and out.output.startswith("QL201") and "检查内容" in out.output

@@ -24,10 +24,11 @@ NEVER = ("typing", "packaging", "tomllib", "urllib", "pathlib", "click", "pydant
 NOT_FOR_SHELL = ("bisect", "math", "yaml", "markdown_it")
 """Not loaded for a shell script either (PyYAML itself imports math, for YAML)."""
 NOT_FOR_THE_EXAMPLE = ("qlint.linter.ray_cluster", "qlint.linter.notes", "qlint.linter.suppressions",
-                       "qlint.linter.wrappers", "errno", "qlint.linter.fixes", "qlint.rules.kit.resizing",
-                       "qlint.rules.kit.spelling")
+                       "qlint.linter.wrappers", "qlint.linter.shell_nested", "errno", "qlint.linter.fixes",
+                       "qlint.rules.kit.resizing", "qlint.rules.kit.spelling")
 """Not loaded for a deployment that starts no Ray cluster, nor for a run with nothing to note, no ``# qlint:``
-comment, no wrapper command (``sudo``, ``docker``, ``bash -c``...), no error, no fix applied, no TP/DP
+comment, no wrapper command (``sudo``, ``docker``, ``bash -c``...), no script piped into a shell or sourced, no
+error, no fix applied, no TP/DP
 resized and no unknown flag or model to match (the bundled example)."""
 PACKAGES = ("tree_sitter", "tree_sitter_bash")
 """Packages whose ``__init__`` is not run (that of tree_sitter imports typing): qlint loads their
