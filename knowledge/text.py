@@ -6,7 +6,7 @@ cheap to import; ``qlint.knowledge.models`` uses the same types for validation.
 
 from __future__ import annotations
 
-from qlint.record import record
+from qlint.record import SlottedRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -228,8 +228,7 @@ class _Deferrable:
     __slots__ = ("_deferred",)
 
 
-@record(frozen=True, slots=True)
-class Text(_Deferrable):
+class Text(_Deferrable, metaclass=SlottedRecord, frozen=True):
     """A sentence in both languages. Both are required and must be non-empty."""
 
     en: str

@@ -34,7 +34,7 @@ import copyreg
 import gc
 import os
 
-from qlint.record import field, record
+from qlint.record import SlottedRecord, field, record
 from qlint.rules.base import RuleMeta
 
 TYPE_CHECKING = False
@@ -132,8 +132,7 @@ def slim(result) -> None:
         result.source = None
 
 
-@record(frozen=True, slots=True)
-class Counted:
+class Counted(metaclass=SlottedRecord, frozen=True):
     """A finding whose text is already printed (or spooled): its severity alone, for the summary line and
     the exit code. One shared object per severity (``counted``)."""
 

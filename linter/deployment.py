@@ -13,7 +13,7 @@ from __future__ import annotations
 from qlint.knowledge.base import KnowledgeBase, load
 from qlint.linter.lint import LintResult, Policy, apply_policy, lint_bytes
 from qlint.linter.catalog import UNUSED_SUPPRESSION_ID
-from qlint.record import fields, record, replace
+from qlint.record import SlottedRecord, fields, record, replace
 from qlint.rules.base import Finding
 from qlint.linter.planner import Planner
 from qlint.linter.shell import ShellSyntaxError, parse_script
@@ -205,8 +205,7 @@ class Withheld:
         return Withheld, (self.what,)
 
 
-@record(slots=True)
-class PlanView(LaunchPlan):
+class PlanView(LaunchPlan, metaclass=SlottedRecord):
     """A plan as the deployment pass keeps it once its file is analysed (``deployment_view``): every
     command, each serve command with only the options and environment variables the pass reads
     (``VIEW_OPTIONS``, ``VIEW_ENV``: ``Kept``; its words and its options in order withheld), and whether

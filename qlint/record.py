@@ -19,13 +19,18 @@ third of the start of ``qlint FILE``. ``record`` attaches shared, already compil
 * ``frozen=True``: setting or deleting an attribute raises :class:`FrozenInstanceError` (an
   AttributeError); ``__init__``, ``__post_init__`` and ``__setstate__`` (``copy``, ``pickle``) set
   fields with ``object.__setattr__``;
-* ``slots=True``: the class is rebuilt with ``__slots__`` for the fields it adds.
+* slots: ``class Span(metaclass=SlottedRecord, frozen=True)`` builds the record with ``__slots__`` for the
+  fields it adds, in one class creation (the keywords are ``frozen`` and ``eq``; a subclass of a slotted record
+  is one too, without ``@record``). ``@record(slots=True)`` makes the same class, built twice (a decorator
+  only sees a class once it exists, and ``__slots__`` must be there when it is created): about 0.1 ms a
+  class at every start.
 
 :func:`replace` and :func:`fields` are ``dataclasses.replace`` / ``dataclasses.fields`` for
 records. Not supported, because qlint does not use them: ``ClassVar`` / ``InitVar`` fields,
 keyword-only fields, ordering, ``__match_args__``.
 
-Type checkers read ``@record`` as a dataclass (PEP 681 ``dataclass_transform``).
+Type checkers read ``@record`` and the classes of ``SlottedRecord`` as dataclasses (PEP 681
+``dataclass_transform``).
 """
 
 from __future__ import annotations
@@ -108,46 +113,92 @@ if TYPE_CHECKING:
 
 @dataclass_transform(field_specifiers=(field, Field))
 def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True) -> Any:
-    """Make ``cls`` a record (see the module docstring): ``@record`` or ``@record(frozen=True, slots=True)``;
+    """Make ``cls`` a record (see the module docstring): ``@record`` or ``@record(frozen=True)``;
     ``eq=False`` keeps identity comparison and hashing (as with dataclasses)."""
 
     def build(cls: type) -> type:
-        return _build(cls, frozen, slots, eq)
+        if isinstance(cls, SlottedRecord):
+            raise TypeError(f"{cls.__name__} is already a record: a subclass of a slotted record needs no @record")
+        body = cls.__dict__
+        own, methods = _record_methods(cls.__qualname__, body, cls.__mro__[1:], frozen, eq)
+        if slots:
+            namespace = dict(body)
+            namespace.pop("__dict__", None)
+            namespace.pop("__weakref__", None)
+            return type(cls)(cls.__name__, cls.__bases__, _slotted(namespace, own, methods, cls.__mro__[1:]))
+        for item in own:  # as with dataclasses, the class attribute is the plain default (none for a factory)
+            if item.default is MISSING:
+                if item.name in body:
+                    delattr(cls, item.name)
+            else:
+                setattr(cls, item.name, item.default)
+        for name, value in methods.items():
+            setattr(cls, name, value)
+        return cls
 
     return build if cls is None else build(cls)
 
 
-def _own_fields(cls: type) -> list[Field]:
+@dataclass_transform(field_specifiers=(field, Field))
+class SlottedRecord(type):
+    """The metaclass of records with ``__slots__``: ``class Span(metaclass=SlottedRecord, frozen=True)``.
+
+    The fields, methods and ``__slots__`` are made from the class body before the class is created, so
+    that it is created once (``@record(slots=True)`` creates it, then again with its slots)."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], *, frozen: bool = False,
+                eq: bool = True) -> SlottedRecord:
+        if len(bases) > 1:
+            raise TypeError(f"{name}: a slotted record has one base class")
+        inherited = bases[0].__mro__ if bases else (object,)
+        own, methods = _record_methods(namespace.get("__qualname__", name), namespace, inherited, frozen, eq)
+        return super().__new__(mcs, name, bases, _slotted(dict(namespace), own, methods, inherited))
+
+
+def _slotted(namespace: dict[str, Any], own: list[Field], methods: dict[str, Any],
+             inherited: tuple[type, ...]) -> dict[str, Any]:
+    """``namespace`` (a copy of the class body) made the body of the slotted record: the record's methods, and
+    ``__slots__`` for the fields the class adds."""
+    for item in own:  # a slot and a class attribute cannot share a name: defaults live in the Field
+        namespace.pop(item.name, None)
+    inherited_slots = {slot for base in inherited for slot in base.__dict__.get("__slots__", ())}
+    namespace["__slots__"] = tuple([item.name for item in own if item.name not in inherited_slots])
+    namespace.update(methods)
+    return namespace
+
+
+def _own_fields(name: str, body: Any) -> list[Field]:
     declared = []
-    body = cls.__dict__
-    for name, annotation in body.get("__annotations__", {}).items():
+    for field_name, annotation in body.get("__annotations__", {}).items():
         text = annotation if type(annotation) is str else str(annotation)
         if "ClassVar" in text or "InitVar" in text:
-            raise TypeError(f"{cls.__name__}.{name}: records do not support ClassVar / InitVar fields")
-        value = body.get(name, MISSING)
+            raise TypeError(f"{name}.{field_name}: records do not support ClassVar / InitVar fields")
+        value = body.get(field_name, MISSING)
         item = value if type(value) is Field else Field(value)
         default = item.default
         if default is not MISSING and default is not None and isinstance(default, (list, dict, set)):
-            raise ValueError(f"{cls.__name__}.{name}: a mutable default needs field(default_factory=...)")
-        item.name = name
+            raise ValueError(f"{name}.{field_name}: a mutable default needs field(default_factory=...)")
+        item.name = field_name
         declared.append(item)
     return declared
 
 
-def _build(cls: type, frozen: bool, slots: bool, eq: bool = True) -> type:
-    body = cls.__dict__
-    inherited: dict[str, Field] = {}
+def _record_methods(qualname: str, body: Any, inherited: tuple[type, ...], frozen: bool,
+                    eq: bool) -> tuple[list[Field], dict[str, Any]]:
+    """The fields a class body declares, and the methods and attributes that make the class a record, from
+    its body (a namespace or the class's ``__dict__``) and the classes it inherits from (its MRO after it)."""
+    fields_of_bases: dict[str, Field] = {}
     post_init = "__post_init__" in body  # (looked up in the dictionaries: a failed hasattr costs more)
-    for base in reversed(cls.__mro__[1:]):
+    for base in reversed(inherited):
         base_body = base.__dict__
         post_init = post_init or "__post_init__" in base_body
         for item in base_body.get("__record_fields__", ()):
-            inherited[item.name] = item
-    own = _own_fields(cls)
-    specs = tuple({**inherited, **{item.name: item for item in own}}.values())
+            fields_of_bases[item.name] = item
+    own = _own_fields(qualname.rpartition(".")[2], body)  # (the class's __name__)
+    specs = tuple({**fields_of_bases, **{item.name: item for item in own}}.values())
     methods: dict[str, Any] = {"__record_fields__": specs}
     if "__init__" not in body:
-        methods["__init__"] = _init(cls.__qualname__, specs, post_init)
+        methods["__init__"] = _init(qualname, specs, post_init)
     if "__repr__" not in body:
         methods["__repr__"] = _record_repr
         methods["__record_repr__"] = tuple([item.name for item in specs if item.repr])
@@ -160,25 +211,7 @@ def _build(cls: type, frozen: bool, slots: bool, eq: bool = True) -> type:
         methods["__setattr__"], methods["__delattr__"] = _frozen_setattr, _frozen_delattr
         if "__setstate__" not in body:  # unpickling sets the fields as __init__ does (batches ship results)
             methods["__setstate__"] = _frozen_setstate
-    if slots:
-        namespace = dict(body)
-        namespace.pop("__dict__", None)
-        namespace.pop("__weakref__", None)
-        for item in own:  # a slot and a class attribute cannot share a name: defaults live in the Field
-            namespace.pop(item.name, None)
-        inherited_slots = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
-        namespace["__slots__"] = tuple([item.name for item in own if item.name not in inherited_slots])
-        namespace.update(methods)
-        return type(cls)(cls.__name__, cls.__bases__, namespace)
-    for item in own:  # as with dataclasses, the class attribute is the plain default (none for a factory)
-        if item.default is MISSING:
-            if item.name in body:
-                delattr(cls, item.name)
-        else:
-            setattr(cls, item.name, item.default)
-    for name, value in methods.items():
-        setattr(cls, name, value)
-    return cls
+    return own, methods
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

@@ -9,7 +9,7 @@ written in English and Chinese: pass ``Text(en=..., zh=...)``.
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.record import record
+from qlint.record import SlottedRecord, record
 from qlint.rules.groups import check_groups
 from qlint.rules.plan import Span
 
@@ -133,8 +133,7 @@ class RuleMeta:
                              examples=tuple(examples), groups=groups, behaviours=behaviours, applies=applies)
 
 
-@record(slots=True)
-class Edit:
+class Edit(metaclass=SlottedRecord):
     """Replace the text at ``span`` with ``text``."""
 
     span: Span
@@ -145,8 +144,7 @@ class Edit:
         self.text = text
 
 
-@record(slots=True)
-class Fix:
+class Fix(metaclass=SlottedRecord):
     """A fix: what it does (one line) and the edits. No edits: advice only.
 
     ``description`` may be given as ``Text`` (English and Chinese); it is then
@@ -203,8 +201,7 @@ class Fix:
         return self.edits[0].text if len(self.edits) == 1 else None
 
 
-@record(slots=True)
-class FactTrace:
+class FactTrace(metaclass=SlottedRecord):
     """One fact a finding relied on: its name, value and where it came from."""
 
     name: str
@@ -217,8 +214,7 @@ class FactTrace:
         self.origin = origin
 
 
-@record(slots=True)
-class Finding:
+class Finding(metaclass=SlottedRecord):
     """A problem found by a rule.
 
     ``message`` may be given as ``Text`` (English and Chinese); it is then stored

@@ -26,7 +26,7 @@ import sys
 from functools import cached_property
 
 from qlint.knowledge.base import KnowledgeBase
-from qlint.record import fields, record
+from qlint.record import SlottedRecord, fields, record
 from qlint.rules.base import FactTrace, Finding, RuleMeta
 from qlint.rules.plan import LaunchPlan, ServeCommand, Span
 
@@ -39,8 +39,7 @@ class Unknown(Exception):
     """Raised inside a fact or rule when a fact it needs is not fixed by the script."""
 
 
-@record(slots=True)
-class Known:
+class Known(metaclass=SlottedRecord):
     """A fact's value and where it came from (``origin``: human text; ``span``: plan item)."""
 
     value: Any
@@ -228,8 +227,7 @@ class Settings:
     lang: str = "en"
 
 
-@record(slots=True)
-class Scope:
+class Scope(metaclass=SlottedRecord):
     """Evaluation context: the plan, the knowledge, one serve command (or none).
 
     ``command`` is the serve command of a serve-scope evaluation, None in script and

@@ -9,7 +9,7 @@ are ``None`` and rules that need them are skipped.
 
 from __future__ import annotations
 
-from qlint.record import field, record
+from qlint.record import SlottedRecord, field, record
 from qlint.rules.local_model import LocalModel
 
 TYPE_CHECKING = False
@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Literal
 
 
-@record(frozen=True, slots=True)
-class Span:
+class Span(metaclass=SlottedRecord, frozen=True):
     """1-based line/column range; ``end_column`` is one past the last character."""
 
     line: int
@@ -37,8 +36,7 @@ _set_line, _set_column, _set_end_line, _set_end_column = (
     Span.__dict__[name].__set__ for name in ("line", "column", "end_line", "end_column"))
 
 
-@record(slots=True)
-class Value:
+class Value(metaclass=SlottedRecord):
     """A word of the script: expanded ``text`` (None when symbolic) and where it is."""
 
     text: str | None
@@ -70,8 +68,7 @@ class Value:
             return None
 
 
-@record(slots=True)
-class JsonValue:
+class JsonValue(metaclass=SlottedRecord):
     """A parsed JSON argument and the spans of its keys (dotted paths).
 
     ``key_spans["kv_connector_extra_config.decode.tp_size"]`` is the span of
@@ -138,8 +135,7 @@ class JsonValue:
 _LAID_OUT = frozenset({"key_spans", "entry_spans", "objects", "item_separator", "key_separator", "quote"})
 
 
-@record(slots=True)
-class Option:
+class Option(metaclass=SlottedRecord):
     """One command-line option as written.
 
     ``name`` is the canonical vLLM spelling (dashes, long form, e.g.
@@ -176,8 +172,7 @@ class Option:
         self.json_error_span = json_error_span
 
 
-@record(slots=True)
-class EnvSetting:
+class EnvSetting(metaclass=SlottedRecord):
     """An environment variable in effect for a command (``export`` or prefix)."""
 
     name: str
@@ -192,8 +187,7 @@ class EnvSetting:
         self.exported = exported
 
 
-@record(slots=True)
-class Command:
+class Command(metaclass=SlottedRecord):
     """Base for the commands a plan holds. ``span`` covers the whole command."""
 
     kind: str
@@ -210,8 +204,7 @@ class Command:
         self.container, self.background, self.in_loop = container, background, in_loop
 
 
-@record(slots=True)
-class ServeCommand(Command):
+class ServeCommand(Command, metaclass=SlottedRecord):
     """``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server``.
 
     ``options`` maps canonical names to the last occurrence (argparse keeps the
@@ -252,8 +245,7 @@ class ServeCommand(Command):
         return option is not None and not option.negated
 
 
-@record(slots=True)
-class ClientCommand(Command):
+class ClientCommand(Command, metaclass=SlottedRecord):
     """A client that names a served model: ``curl`` with a JSON body, ``lm_eval``,
     ``vllm bench serve``. ``model_name`` is the name it asks for."""
 
@@ -261,33 +253,27 @@ class ClientCommand(Command):
     tool: Literal["curl", "lm_eval", "vllm-bench", "other"] = "other"
 
 
-# The kinds of command below are rare in a script: plain records, not slotted ones (a slotted record
-# class is built twice at import, which costs a run more than their few instances gain).
-@record
-class DockerRun(Command):
+class DockerRun(Command, metaclass=SlottedRecord):
     """``docker run ... IMAGE``: the image and the ``--device`` nodes it maps."""
 
     image: Value | None = None
     devices: list[Value] = field(default_factory=list)
 
 
-@record
-class LauncherCommand(Command):
+class LauncherCommand(Command, metaclass=SlottedRecord):
     """``python launch_online_dp.py --dp-size ...`` (vllm-ascend external DP launcher)."""
 
     options: dict[str, Value] = field(default_factory=dict)
 
 
-@record
-class ProxyCommand(Command):
+class ProxyCommand(Command, metaclass=SlottedRecord):
     """``python load_balance_proxy[_layerwise]_server_example.py ...``."""
 
     layerwise: bool = False
     options: dict[str, list[Value]] = field(default_factory=dict)
 
 
-@record
-class RayStartCommand(Command):
+class RayStartCommand(Command, metaclass=SlottedRecord):
     """``ray start --head [--port P] ...`` or ``ray start --address HOST:PORT ...``: one node of a Ray
     cluster. ``options`` maps each ``--option`` (dashes, as written) to its values (``[]`` for a switch)."""
 
@@ -305,7 +291,7 @@ class RayStartCommand(Command):
         return values[-1] if values else None
 
 
-@record  # (not slotted: a rare comment, see DockerRun)
+@record
 class Directive:
     """A ``# qlint: key=value ...`` comment."""
 
@@ -313,8 +299,7 @@ class Directive:
     span: Span
 
 
-@record(slots=True)
-class LaunchPlan:
+class LaunchPlan(metaclass=SlottedRecord):
     """Everything the rules may read about one script.
 
     ``image_tags`` are vllm-ascend image references found anywhere in the

@@ -1,5 +1,6 @@
 """``qlint.record``: plain classes that behave as the dataclasses they replace (init, repr, eq, hash,
-frozen, slots, replace), and the check path that no longer imports dataclasses."""
+frozen, slots, replace), slotted records built once (``SlottedRecord``) that behave as ``@record(slots=True)``
+ones, and the check path that no longer imports dataclasses."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import textwrap
 
 import pytest
 
-from qlint.record import FrozenInstanceError, field, fields, record, replace
+from qlint.record import FrozenInstanceError, SlottedRecord, field, fields, record, replace
 
 
 @record(frozen=True, slots=True)
@@ -242,3 +243,109 @@ def test_records_that_fill_their_dict_at_once_hold_every_field_in_order():
         assert list(vars(value)) == [item.name for item in fields(value)], type(value).__qualname__
         assert replace(value) == value
     assert all(list(vars(example)) == [item.name for item in fields(example)] for example in examples)
+
+
+def _shapes(make):
+    """Record classes of several shapes, each made by ``make(name, bases, body, frozen, eq)``."""
+    def written_init(self, kind: str, size: int = 1, extra: list[int] | None = None) -> None:
+        self.kind, self.size, self.extra = kind, size, [] if extra is None else extra
+
+    def post_init(self) -> None:
+        self.count += 1
+
+    base = make("Base", (), {"__annotations__": {"kind": "str", "size": "int"}, "size": 1}, False, True)
+    child = make("Child", (base,), {"__annotations__": {"extra": "list[int]"}, "extra": field(default_factory=list)},
+                 False, True)
+    point = make("Point", (), {"__annotations__": {"x": "int", "y": "int", "tag": "str"}, "y": 0,
+                               "tag": field(default="t", repr=False, compare=False)}, True, True)
+    written = make("Written", (), {"__annotations__": {"kind": "str", "size": "int", "extra": "list[int]"},
+                                   "size": 1, "extra": field(default_factory=list), "__init__": written_init},
+                   False, True)
+    counted = make("Counted", (), {"__annotations__": {"name": "str", "count": "int"}, "count": 0,
+                                   "__post_init__": post_init}, False, True)
+    plain = make("Plain", (), {"__annotations__": {"name": "str"}}, False, False)
+    return {"base": base, "child": child, "point": point, "written": written, "counted": counted, "plain": plain}
+
+
+def _decorated(name, bases, body, frozen, eq):
+    return record(frozen=frozen, slots=True, eq=eq)(type(name, bases, {"__qualname__": name, **body}))
+
+
+def _metaclass(name, bases, body, frozen, eq):
+    return SlottedRecord(name, bases, {"__qualname__": name, "__module__": __name__, **body}, frozen=frozen, eq=eq)
+
+
+def _behaviour(classes):
+    """What a record class does, as data: fields, slots, instances' repr / eq / hash, replace, copies, errors."""
+    import copy
+
+    out = []
+    for key, cls in classes.items():
+        out.append((key, [(item.name, item.default, item.default_factory, item.repr, item.compare)
+                          for item in fields(cls)], cls.__slots__, "__dict__" in dir(cls)))
+    base, child, point = classes["base"], classes["child"], classes["point"]
+    instances = [base("k"), base("k", 2), child("k", 2, [3]), child("k"), point(1), point(1, 2, "u"),
+                 classes["written"]("k", 2), classes["counted"]("a"), classes["plain"]("p")]
+    for value in instances:
+        copied = copy.deepcopy(value)
+        out.append((repr(value), value == copied, value == instances[0], copied is not value,
+                    type(value).__hash__ is None, repr(replace(value))))
+    out.append((hash(point(1, 2)) == hash((1, 2)), point(1, 2, "u") == point(1, 2, "v")))
+    out.append(classes["counted"]("a").count)
+    plain = classes["plain"]("p")
+    out.append((plain == classes["plain"]("p"), plain == plain))
+    for call in (lambda: point(), lambda: point(1, 2, "t", 4), lambda: base("k", kind="j"), lambda: child("k", z=1)):
+        with pytest.raises(TypeError) as error:
+            call()
+        out.append(str(error.value))
+    with pytest.raises(FrozenInstanceError):
+        point(1).x = 2
+    return out
+
+
+def test_the_metaclass_makes_the_records_the_decorator_makes():
+    """``class C(metaclass=SlottedRecord, frozen=...)`` gives the class ``@record(slots=True, frozen=...)`` gives:
+    the same fields, slots, inits, reprs, equality, hashing, replace, copies and errors, on every shape (a
+    base and a subclass, frozen with repr=False / compare=False fields, a written ``__init__``, a
+    ``__post_init__``, eq=False)."""
+    assert _behaviour(_shapes(_metaclass)) == _behaviour(_shapes(_decorated))
+
+
+def test_a_slotted_record_is_created_once():
+    """The metaclass creates each class once; the decorator creates it, then again with its slots."""
+    created = []
+
+    class Counting:
+        __slots__ = ()
+
+        def __init_subclass__(cls) -> None:
+            created.append(cls.__name__)
+
+    class Once(Counting, metaclass=SlottedRecord, frozen=True):
+        x: int
+        y: int = 0
+
+    @record(frozen=True, slots=True)
+    class Twice(Counting):
+        x: int
+        y: int = 0
+
+    assert created == ["Once", "Twice", "Twice"]
+    assert Once.__slots__ == Twice.__slots__ == ("x", "y") and repr(Once(1)).endswith(".Once(x=1, y=0)")
+    assert [item.name for item in fields(Once)] == [item.name for item in fields(Twice)]
+
+
+def test_slotted_records_pickle_and_subclass_without_the_decorator():
+    import pickle
+
+    from qlint.rules.plan import Command, DockerRun, Span
+
+    span = Span(1, 2, 3, 4)
+    assert pickle.loads(pickle.dumps(span)) == span and type(span).__hash__ is not None
+    run = DockerRun("docker", span, {}, [], image=None)
+    assert not hasattr(run, "__dict__") and pickle.loads(pickle.dumps(run)) == run
+    assert [item.name for item in fields(DockerRun)][:4] == ["kind", "span", "env", "argv"]
+    with pytest.raises(TypeError, match="already a record"):
+        @record
+        class Again(Command):  # the metaclass made it a record already
+            extra: int = 0
