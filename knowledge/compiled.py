@@ -27,7 +27,7 @@ booleans and null are themselves.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import os
 
 from qlint.knowledge.text import Text
@@ -60,7 +60,7 @@ def read_json(data: bytes | str, decoder: json.JSONDecoder | None = None) -> Any
     given to json.loads, so the value or the error is always json.loads's."""
     try:
         text = data if isinstance(data, str) else data.decode("utf-8")
-        value, end = (decoder or _PLAIN).scan_once(text, 0)  # type: ignore[attr-defined]  # set by its __init__
+        value, end = (decoder or _PLAIN).scan_once(text, 0)
         if end == len(text) or not text[end:].strip(" \t\n\r"):  # (a file ends with a newline)
             return value
     except (ValueError, StopIteration, RecursionError):  # UnicodeDecodeError, JSONDecodeError are ValueErrors

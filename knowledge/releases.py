@@ -14,7 +14,7 @@ asked tag and ``ReleaseFacts.release`` names the one used.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import os
 from functools import lru_cache
 

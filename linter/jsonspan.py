@@ -1,6 +1,7 @@
 """Parse a JSON argument and record where each key's value starts and ends.
 
-Uses the standard library's own scanner (``json.decoder``); positions are
+Uses the standard library's own scanner (json's C ``scanstring`` and scanner, through
+``qlint.jsonfast``); positions are
 character offsets into the JSON text, which the caller maps to file spans.
 ``layout`` also records what an edit needs to keep the author's layout: where
 each entry (``"key": value`` plus one separator) starts and ends, where a new
@@ -9,18 +10,17 @@ entry goes in each object, and the separators the author wrote.
 
 from __future__ import annotations
 
-import json
-from json.decoder import WHITESPACE, scanstring  # type: ignore[attr-defined]  # public in CPython, absent from typeshed
-
+from qlint.jsonfast import JSONDecoder, scanstring
 from qlint.record import field, record
 
-_DECODER = json.JSONDecoder()
+_DECODER = JSONDecoder()
 
 
 def _skip(text: str, index: int) -> int:
-    if text[index:index + 1] not in _BLANKS:  # (most tokens follow no blank: no pattern match)
-        return index
-    return WHITESPACE.match(text, index).end()
+    end = len(text)
+    while index < end and text[index] in _BLANKS:
+        index += 1
+    return index
 
 
 _BLANKS = frozenset(" \t\n\r")

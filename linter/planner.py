@@ -8,7 +8,7 @@ negates a boolean ``X``, and ``--json-flag.key value`` sets one JSON sub-key.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import os
 import re
 

@@ -13,7 +13,7 @@ finding was checked at first), ``faq`` (null or URL). ``[]`` when clean.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.knowledge.base import KnowledgeBase
 from qlint.knowledge.text import MAIN_COMMIT, at_release, citation_url, pinned_ref

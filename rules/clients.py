@@ -6,7 +6,7 @@ Sources: the Qwen3.5-27B/Qwen3.6-27B tutorial, sections 6-8 (clients use the
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import re
 
 from qlint.knowledge.text import Text

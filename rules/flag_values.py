@@ -4,7 +4,7 @@ JSON sub-config values of each release.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import re
 
 from qlint.knowledge.text import Text

@@ -4,7 +4,7 @@ are not multiples of TP, and the switch ignored on main.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.knowledge.base import MAIN
 from qlint.knowledge.text import Text

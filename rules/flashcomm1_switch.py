@@ -4,7 +4,7 @@ the renamed variable before it exists, and the key overriding the variable.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.knowledge.text import Text
 from qlint.rules import kit

@@ -18,7 +18,7 @@ times slower to read).
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import os
 import sys
 from functools import lru_cache

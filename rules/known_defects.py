@@ -15,7 +15,7 @@ issues and pull requests whose cause a maintainer confirmed (each entry cites it
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 import re
 from functools import lru_cache
 

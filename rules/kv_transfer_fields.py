@@ -10,7 +10,7 @@ Sources: vllm-ascend v0.23.0 ``vllm_ascend/platform.py``, ``vllm_ascend/distribu
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.knowledge.text import Text
 from qlint.rules import kit

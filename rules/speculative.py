@@ -9,7 +9,7 @@ L1124-1130``, ``vllm-ascend@main:vllm_ascend/platform.py L583-592``.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.knowledge.text import Text
 from qlint.rules import kit

@@ -5,7 +5,7 @@ Atlas 300I (310P) late (QL551). Which FlashComm1 switch a release reads is ``fla
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.knowledge.base import parse_version
 from qlint.knowledge.text import Text

@@ -25,10 +25,11 @@ NOT_FOR_SHELL = ("bisect", "math", "yaml", "markdown_it")
 """Not loaded for a shell script either (PyYAML itself imports math, for YAML)."""
 NOT_FOR_THE_EXAMPLE = ("qlint.linter.ray_cluster", "qlint.linter.notes", "qlint.linter.suppressions",
                        "qlint.linter.wrappers", "qlint.linter.shell_nested", "errno", "qlint.linter.fixes",
-                       "qlint.rules.kit.resizing", "qlint.rules.kit.spelling")
+                       "qlint.rules.kit.resizing", "qlint.rules.kit.spelling", "json")
 """Not loaded for a deployment that starts no Ray cluster, nor for a run with nothing to note, no ``# qlint:``
 comment, no wrapper command (``sudo``, ``docker``, ``bash -c``...), no script piped into a shell or sourced, no
-error, no fix applied, no TP/DP
+error, no fix applied, no JSON text report or invalid JSON (``qlint.jsonfast`` reads and writes JSON with json's
+C functions without importing json), no TP/DP
 resized and no unknown flag or model to match (the bundled example)."""
 PACKAGES = ("tree_sitter", "tree_sitter_bash")
 """Packages whose ``__init__`` is not run (that of tree_sitter imports typing): qlint loads their
@@ -90,7 +91,7 @@ def test_layout_is_this_checkout(layout):
 
 def test_linting_a_shell_script_loads_only_what_it_uses(layout):
     modules = loaded(layout, str(SCRIPT))  # inside this repository: its pyproject.toml names qlint, not [tool.qlint]
-    assert {"qlint.linter.lint", "tree_sitter._binding", "tree_sitter_bash._binding", "json"} <= modules
+    assert {"qlint.linter.lint", "tree_sitter._binding", "tree_sitter_bash._binding", "_json"} <= modules
     assert present(modules, NEVER) == []
     assert present(modules, NOT_FOR_SHELL) == []
     assert present(modules, NOT_FOR_THE_EXAMPLE) == []

@@ -11,7 +11,7 @@ applies a fix's edits together or not at all.
 
 from __future__ import annotations
 
-import json
+from qlint import jsonfast as json  # json's own C scanner and encoder, without importing json (cold start)
 
 from qlint.rules.base import Edit
 from qlint.rules.plan import JsonValue, Option, ServeCommand, Span, Value
