@@ -31,7 +31,7 @@ from qlint.knowledge.base import KnowledgeBase, parse_version, version_in
 from qlint.linter.generate import GenerationError, generate
 from qlint.record import fields as record_fields
 from qlint.rules.base import RuleMeta
-from qlint.rules.kit.behaviour import describe_range
+from qlint.rules.kit.release import describe_range
 from qlint.rules.groups import GROUPS
 
 if TYPE_CHECKING:

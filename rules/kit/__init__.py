@@ -7,13 +7,13 @@
   (each a ``Read(value, span)``), ``kit.env_on``, ``kit.key_mapped``, ``kit.model_span``;
 * the release (``release``): ``kit.release``, ``kit.since``, ``kit.before``, ``kit.between``,
   ``kit.is_main``, ``kit.at_version`` (a bilingual ``Text``), ``kit.paired_vllm``;
-* release behaviour as data (``behaviour``, knowledge/data/behaviours.toml): ``kit.holds(scope, name)``,
+* release behaviour as data (``release`` too, knowledge/data/behaviours.toml): ``kit.holds(scope, name)``,
   ``kit.first_release``, ``kit.last_release``, ``kit.describe_range``, ``kit.model_first_release``
   (a rule asks a behaviour by name instead of comparing release literals);
 * building whole fixes (``edits``): ``kit.replace``, ``kit.set_value``, ``kit.insert_option``,
   ``kit.drop_option``, ``kit.set_env``, ``kit.set_word``, ``kit.set_key``, ``kit.drop_key``, ``kit.json_text``,
   ``kit.shell_word``, and ``kit.resize`` (TP/DP with every value that follows them);
-* messages (``text``): ``Text``, ``kit.kv_role_phrase``, ``kit.sizes``;
+* messages (below): ``Text``, ``kit.kv_role_phrase``, ``kit.sizes``;
 * capture-size arithmetic shared by the graph rules (``capture``);
 * the deployment's layout (``topology``): ``kit.topology(scope)`` (the ``linter/topology.py`` Topology the
   deployment pass read: instances, shares per node, engines, proxies, launchers), ``kit.node_topology``,
@@ -27,7 +27,6 @@ A rule module imports ``qlint.rules.base`` (metadata, findings), ``qlint.rules.g
 from __future__ import annotations
 
 from qlint.knowledge.text import Text
-from qlint.rules.kit.behaviour import describe_range, first_release, holds, last_release, model_first_release
 from qlint.rules.kit.capture import (
     ASCEND_DEFAULT_CAPTURE_CAP,
     ENUMERATION_CAP,
@@ -74,18 +73,34 @@ from qlint.rules.kit.release import (
     at_version,
     before,
     between,
+    describe_range,
+    first_release,
+    holds,
     is_main,
+    last_release,
+    model_first_release,
     paired_vllm,
     release,
     since,
 )
-from qlint.rules.kit.text import kv_role_phrase, sizes
 from qlint.rules.kit.topology import LAUNCHER_SOURCES, launcher_finding, node_topology, topology
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from qlint.rules.graph import Scope
     from qlint.rules.kit.resizing import Resize
+
+
+def kv_role_phrase(role: str | None) -> Text:
+    """How a message names the instance's kv_role."""
+    if role is None:
+        return Text(en="no --kv-transfer-config", zh="未设置 --kv-transfer-config")
+    return Text(en=f"kv_role {role}", zh=f"kv_role {role}")
+
+
+def sizes(values: list[int], spaced: bool = True) -> str:
+    """A capture-size list as written in JSON: ``[1, 8]`` (``[1,8]`` unspaced)."""
+    return "[" + (", " if spaced else ",").join(str(value) for value in values) + "]"
 
 
 def resize(scope: Scope, tp: int, dp: int) -> Resize:
