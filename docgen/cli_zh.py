@@ -42,10 +42,10 @@ MESSAGES = {
         '检查在 vLLM-Ascend 上部署 Qwen3.5 / Qwen3.6 的启动脚本。\n\n\x08\nqlint FILE...  是  qlint check FILE...  的简写（带选项时同样适用：qlint --fix run.sh）。\nqlint check --help 列出一次检查可用的全部选项。',
     "Show the version and exit.": "显示版本并退出。",
     "Lint launch scripts (files, directories, or - for stdin).\n\n"
-    "A batch of 200 files or more is analysed in worker processes, one per core; QLINT_WORKERS=N sets\n"
+    "A batch of 200 files or more is analysed in worker processes, one per idle core; QLINT_WORKERS=N sets\n"
     "the number of processes (QLINT_WORKERS=1: one process). The output is the same either way.":
         "检查启动脚本（文件、目录，或用 - 表示标准输入）。\n\n"
-        "一次检查 200 个及以上文件时，按 CPU 核数启动工作进程并行分析；QLINT_WORKERS=N 指定进程数"
+        "一次检查 200 个及以上文件时，按空闲的 CPU 核数启动工作进程并行分析；QLINT_WORKERS=N 指定进程数"
         "（QLINT_WORKERS=1：只用一个进程）。两种方式的输出完全相同。",
     "Target hardware (default: from the script's directive or image tag, else the configuration).":
         "目标硬件（默认取脚本中的指令或镜像标签，其次取配置文件）。",

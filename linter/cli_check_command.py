@@ -39,7 +39,7 @@ def check_command(paths, hardware, version, select, ignore, fail_level, config_p
                   lang, launcher, with_deployment):
     """Lint launch scripts (files, directories, or - for stdin).
 
-    A batch of 200 files or more is analysed in worker processes, one per core; QLINT_WORKERS=N sets
+    A batch of 200 files or more is analysed in worker processes, one per idle core; QLINT_WORKERS=N sets
     the number of processes (QLINT_WORKERS=1: one process). The output is the same either way.
     """
     with click_errors():

@@ -88,6 +88,7 @@ def test_parallel_output_is_the_serial_output(output, workers, monkeypatch):
     if workers is None:
         monkeypatch.delenv("QLINT_WORKERS", raising=False)
         monkeypatch.setattr(batch, "cores", lambda: 2)
+        monkeypatch.setattr(batch, "load", lambda: 0.5)
     else:
         monkeypatch.setenv("QLINT_WORKERS", workers)
     assert batch.workers() == 2
@@ -102,14 +103,22 @@ def test_parallel_output_is_the_serial_output(output, workers, monkeypatch):
 
 
 def test_how_many_processes(monkeypatch):
-    """QLINT_WORKERS=N sets the processes (1: this one only); unset, ``auto`` or anything else: one per core.
+    """QLINT_WORKERS=N sets the processes (1: this one only); unset, ``auto`` or anything else: one per core
+    that other processes leave free (the load average).
     Workers are forked from PARALLEL_FROM files, with two processes or more, where forking is safe."""
     monkeypatch.setattr(batch, "cores", lambda: 6)
+    monkeypatch.setattr(batch, "load", lambda: 0.9)
     for value, expected in (("1", 1), ("3", 3), ("", 6), ("auto", 6), ("0", 6), ("x", 6)):
         monkeypatch.setenv("QLINT_WORKERS", value)
         assert batch.workers() == expected
     monkeypatch.delenv("QLINT_WORKERS")
     assert batch.workers() == 6 and batch.forks(batch.PARALLEL_FROM) and not batch.forks(batch.PARALLEL_FROM - 1)
+    for busy, expected in ((3.2, 4), (5.5, 2), (6.0, 1), (40.0, 1)):  # cores other processes leave free
+        monkeypatch.setattr(batch, "load", lambda: busy)
+        assert batch.workers() == expected
+    assert not batch.forks(10**6)
+    monkeypatch.setenv("QLINT_WORKERS", "3")
+    assert batch.workers() == 3  # set: whatever the load
     monkeypatch.setenv("QLINT_WORKERS", "1")
     assert not batch.forks(10**6)
 
