@@ -72,7 +72,8 @@ def _grid_neighbours(seqs: int, k: int, budget: int) -> tuple[int | None, int | 
     return lower, upper
 
 
-@check(OFF_GRID, relations=(("in_range", "max_num_seqs", "capture_sizes"),))
+@check(OFF_GRID, relations=(("in_range", "max_num_seqs", "capture_sizes"),),
+       when=("!capture_sizes", "cudagraph_mode=FULL | cudagraph_mode=FULL_DECODE_ONLY | cudagraph_mode=FULL_AND_PIECEWISE"))
 def off_grid(scope: Scope):
     """A full decode batch (max_num_seqs x (1+k) tokens) that the default capture list misses."""
     mode = scope.get("cudagraph_mode")

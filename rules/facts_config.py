@@ -135,3 +135,19 @@ def dtype(scope: Scope):
     if option.value.text is None:
         raise Unknown("dtype")
     return Known(option.value.text.lower(), option.spelled, option.value.span)
+
+
+@fact("off_release_options", requires=("version",))
+def off_release_options(scope: Scope):
+    """The options of the command its release may lack (QL550 says which): by the release's extracted
+    parser, those it does not have; without that data, those the hand-kept table dates."""
+    from qlint.rules.kit import options as option_facts  # (the option rules import it: no cost of its own)
+
+    release = option_facts.facts(scope)
+    if release is not None:
+        return Known([option for option in scope.serve.all_options if option_facts.resolve(release, option) is None],
+                     f"options of {option_facts.where(release)}")
+    flag = scope.kb.flag
+    return Known([option for option in scope.serve.all_options
+                  if option.known and (spec := flag(option.name)) is not None and (spec.added_in or spec.removed_in)],
+                 "added_in / removed_in of the flag table")

@@ -41,6 +41,15 @@ def mla_attention(scope: Scope):
     raise Unknown("mla_attention")
 
 
+@fact("checkpoint_min_npus", requires=("model",))
+def checkpoint_min_npus(scope: Scope):
+    """The NPUs the model's tutorial says its checkpoint (the variant the argument names) needs, or None."""
+    variant = scope.get("model").variant
+    if variant is None or variant.min_npus is None:
+        return Known(None, "no NPU count in the tutorial")
+    return Known(variant.min_npus, f"tutorial NPU count of {variant.name}")
+
+
 @fact("attention_heads", requires=("local_model", "model"))
 def attention_heads(scope: Scope):
     """Attention heads: local config.json first, else the knowledge."""

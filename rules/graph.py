@@ -125,9 +125,13 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = (), when: 
     one or more alternatives joined by `` | ``: ``fact`` (a fact of ``meta.requires`` is truthy),
     ``fact=value`` (it equals the string), ``option:--name`` (a serve command has the option: the
     serve command of a serve-scope rule, any of the plan's or the deployment's otherwise),
-    ``env:NAME`` (the serve command's environment sets it; serve scope only), ``command:kind`` (a
-    command of that kind: ``ray-start``, ``proxy``, ``launcher``...) or ``plan:field`` (a field of the
-    plan, ``unread``, ``shebang``..., is not empty: the plan's, or one of the deployment's). A trigger
+    ``env:NAME`` (the serve command's environment sets it; serve scope only), ``serve:attribute`` (an
+    attribute of the serve command, ``option_first``..., is not empty; serve scope only), ``command:kind``
+    (a command of that kind: ``ray-start``, ``proxy``, ``launcher``...; ``command:kind>N``: more than N
+    of them, in the plan or in one plan of the deployment) or ``plan:field`` (a field or property of the
+    plan, ``unread``, ``odd_shebang``..., is not empty: the plan's, or one of the deployment's). ``!`` before
+    an alternative negates it: ``!fact`` holds when the fact is falsy or unknown (it may be one of
+    ``meta.optional``; not in deployment scope), ``!option:--name`` when the option is not given, and so on. A trigger
     must be sound: the tests run every rule whose trigger fails and require that it reports nothing and
     reads no fact. Its conditions are told in order, each as soon as the facts it names are computed
     (the other required facts after that), so a cheap condition that fails often goes first.
@@ -150,35 +154,52 @@ def check(meta: RuleMeta, relations: Iterable[tuple[str, str, str]] = (), when: 
 
 Trigger = tuple[tuple[tuple[str, str, "str | None"], ...], ...]
 """A parsed ``when``: per condition, its alternatives as (kind, name, value): kind ``fact``, ``option``,
-``env``, ``command`` or ``plan``; value only for ``fact=value``."""
+``env``, ``serve``, ``command`` or ``plan``, after a ``!`` when negated; value only for ``fact=value`` and
+``command:kind>N`` (N)."""
 
-_PLAN_FIELDS = frozenset(item.name for item in fields(LaunchPlan))  # what ``plan:`` may name
+
+def _attributes(cls: type) -> frozenset[str]:
+    """The fields and properties of a plan record: what ``plan:`` and ``serve:`` may name."""
+    return frozenset([item.name for item in fields(cls)]
+                     + [name for base in cls.__mro__ for name, value in vars(base).items() if isinstance(value, property)])
 
 
-def parse_trigger(rule_id: str, scope: str, requires: tuple[str, ...], conditions: Iterable[str]) -> Trigger:
-    """The parsed ``when`` of a rule (its id, scope and required facts); ValueError on a condition it
-    cannot be (see ``check``)."""
+def parse_trigger(rule_id: str, scope: str, requires: tuple[str, ...], conditions: Iterable[str],
+                  optional: tuple[str, ...] = ()) -> Trigger:
+    """The parsed ``when`` of a rule (its id, scope, required and optional facts); ValueError on a
+    condition it cannot be (see ``check``)."""
     parsed = []
     for condition in conditions:
         alternatives = []
         for text in condition.split("|"):
             text = text.strip()
-            kind, _, name = text.partition(":") if ":" in text else ("fact", "", text)
+            negated = text.startswith("!")
+            kind, _, name = text[negated:].partition(":") if ":" in text else ("fact", "", text[negated:])
             value = None
             if kind == "fact":
                 name, equals, wanted = name.partition("=")
                 value = wanted if equals else None
-                if name not in requires:
-                    raise ValueError(f"{rule_id}: trigger {text!r} reads {name!r}, which is not in its requires")
-            elif kind == "env" and scope != "serve":
-                raise ValueError(f"{rule_id}: trigger {text!r}: env: conditions are for serve-scope rules")
-            elif kind == "plan" and name not in _PLAN_FIELDS:
+                if name not in requires and not (negated and name in optional):
+                    raise ValueError(f"{rule_id}: trigger {text!r} reads {name!r}, which is not in its requires"
+                                     + (" or optional" if negated else ""))
+                if negated and scope == "deployment":
+                    raise ValueError(f"{rule_id}: trigger {text!r}: !fact conditions are for serve- and script-scope rules")
+            elif kind in ("env", "serve") and scope != "serve":
+                raise ValueError(f"{rule_id}: trigger {text!r}: {kind}: conditions are for serve-scope rules")
+            elif kind == "serve" and name not in _attributes(ServeCommand):
+                raise ValueError(f"{rule_id}: trigger {text!r}: a serve command has no attribute {name!r}")
+            elif kind == "plan" and name not in _attributes(LaunchPlan):
                 raise ValueError(f"{rule_id}: trigger {text!r}: a launch plan has no field {name!r}")
-            elif kind not in ("option", "env", "command", "plan"):
+            elif kind == "command" and ">" in name:
+                name, _, count = name.partition(">")
+                if not count.isdigit():
+                    raise ValueError(f"{rule_id}: trigger {text!r}: command:kind>N takes a number")
+                value = count
+            elif kind not in ("option", "env", "serve", "command", "plan"):
                 raise ValueError(f"{rule_id}: trigger {text!r}: unknown condition kind {kind!r}")
             if not name or (kind == "fact" and value == ""):
                 raise ValueError(f"{rule_id}: trigger {text!r} names nothing")
-            alternatives.append((kind, name, value))
+            alternatives.append(("!" + kind if negated else kind, name, value))
         if not alternatives:
             raise ValueError(f"{rule_id}: an empty trigger condition")
         parsed.append(tuple(alternatives))
@@ -194,27 +215,35 @@ def _holds(trigger: Trigger, scope: "Scope", kind: str) -> bool:
 def _condition_holds(alternatives: tuple[tuple[str, str, "str | None"], ...], scope: "Scope", kind: str) -> bool:
     """Whether one alternative of a trigger's condition holds in ``scope`` (see ``_holds``)."""
     for what, name, value in alternatives:
+        negated = what[0] == "!"
+        if negated:
+            what = what[1:]
         if what == "fact":
             holder = scope.parent if scope.parent is not None and name in _SCRIPT_FACTS else scope
-            known = holder.values.get(name)
-            if not isinstance(known, Known) or (known.value == value if value is not None else known.value):
-                return True  # (a fact not computed yet: it may hold)
+            known = holder.values.get(name, _MISSING)
+            if known is _MISSING and negated:
+                known = holder._compute(name)  # (an optional fact: the gate computes the required ones)
+            if not isinstance(known, Known):
+                return True  # not computed yet: it may hold; unknown: a negated one holds
+            held = known.value == value if value is not None else bool(known.value)
         elif what == "env":
-            if name in scope.serve.env:
-                return True
+            held = name in scope.serve.env
+        elif what == "serve":
+            held = bool(getattr(scope.serve, name))
         elif kind == "serve" and what == "option":
-            if name in scope.serve.options:
-                return True
+            held = name in scope.serve.options
         else:
             plans = scope.deployment if kind == "deployment" else [scope.plan]
             if what == "option":
-                if any(name in serve.options for plan in plans for serve in plan.serve_commands()):
-                    return True
+                held = any(name in serve.options for plan in plans for serve in plan.serve_commands())
             elif what == "plan":
-                if any(getattr(plan, name) for plan in plans):
-                    return True
-            elif any(command.kind == name for plan in plans for command in plan.commands):
-                return True
+                held = any(getattr(plan, name) for plan in plans)
+            elif value is None:
+                held = any(command.kind == name for plan in plans for command in plan.commands)
+            else:
+                held = any(sum(command.kind == name for command in plan.commands) > int(value) for plan in plans)
+        if held is not negated:
+            return True
     return False
 
 
@@ -346,7 +375,7 @@ def _gate(requires: tuple[str, ...], trigger: Trigger) -> Gate:
     gate: list = []
     computed: set[str] = set()
     for condition in trigger:
-        names = {name for what, name, _ in condition if what == "fact"}
+        names = {name for what, name, _ in condition if what == "fact" or what == "!fact"}
         gate.append((tuple(name for name in requires if name in names and name not in computed), condition))
         computed |= names
     gate.append((tuple(name for name in requires if name not in computed), None))
@@ -387,7 +416,8 @@ class RuleGraph:
         rule_specs: dict[str, _Spec] = {  # (parse_trigger: ValueError on a malformed trigger)
             rule_id: (rule.meta.scope, rule.meta.requires, rule.meta.optional, rule.when,
                       rule.check.__module__.rpartition(".")[2],
-                      _gate(rule.meta.requires, parse_trigger(rule_id, rule.meta.scope, rule.meta.requires, rule.when)))
+                      _gate(rule.meta.requires, parse_trigger(rule_id, rule.meta.scope, rule.meta.requires, rule.when,
+                                                          rule.meta.optional)))
             for rule_id, rule in rules.items()}
         self._setup(fact_specs, rule_specs, None, rules, lazy=False, audit=audit)
 

@@ -50,7 +50,7 @@ MAMBA_BLOCKS = RuleMeta(
 FULL_GRAPH_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
-@check(MAMBA_BLOCKS, when=("hybrid",))
+@check(MAMBA_BLOCKS, when=("!option:--max-num-seqs", "hybrid"))
 def mamba_blocks(scope: Scope):
     """Hybrid + explicit long --max-model-len + FULL graphs + no explicit --max-num-seqs.
 

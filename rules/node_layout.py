@@ -110,7 +110,7 @@ COLLIDE_FIXES = {
 }
 
 
-@check(COLLIDE)
+@check(COLLIDE, when=("command:serve>1",))
 def collide(scope: Scope):
     """The engines of this script's node, as the topology sees them (``Topology.collisions``)."""
     if len(scope.plan.serve_commands()) < 2:
@@ -206,7 +206,7 @@ TOO_FEW = RuleMeta(
     name="fewer-npus-than-checkpoint-needs",
     groups=("parallelism", "memory"),
     severity="error",
-    requires=("model", "tp", "dp", "pp"),
+    requires=("model", "tp", "dp", "pp", "checkpoint_min_npus"),
     optional=("hardware",),
     title=Text(en="The instance has fewer NPUs than its tutorial says the checkpoint needs",
                zh="实例的 NPU 数少于教程给出的该权重所需数量"),
@@ -228,7 +228,7 @@ TOO_FEW = RuleMeta(
 )
 
 
-@check(TOO_FEW)
+@check(TOO_FEW, when=("checkpoint_min_npus",))
 def too_few_npus(scope: Scope):
     variant = scope.get("model").variant
     hardware = scope.known("hardware")

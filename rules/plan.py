@@ -244,6 +244,12 @@ class ServeCommand(Command, metaclass=SlottedRecord):
         option = self.options.get(name)
         return option is not None and not option.negated
 
+    @property
+    def option_first(self) -> bool:
+        """Whether the first word after ``vllm serve`` is an option (``vllm serve --port 8000 MODEL``)."""
+        argv = self.argv
+        return len(argv) > 2 and (argv[2].text or "").startswith("-")
+
 
 class ClientCommand(Command, metaclass=SlottedRecord):
     """A client that names a served model: ``curl`` with a JSON body, ``lm_eval``,
@@ -326,6 +332,15 @@ class LaunchPlan(metaclass=SlottedRecord):
 
     def serve_commands(self) -> list[ServeCommand]:
         return [c for c in self.commands if isinstance(c, ServeCommand)]
+
+    @property
+    def odd_shebang(self) -> tuple[str, Span] | None:
+        """The shebang when it selects no interpreter (written ``#/...``, or not at line 1, column 1), else None."""
+        shebang = self.shebang
+        if shebang is None:
+            return None
+        text, span = shebang
+        return shebang if text.startswith("#/") or span.line != 1 or span.column != 1 else None
 
     def clients(self) -> list[ClientCommand]:
         return [c for c in self.commands if isinstance(c, ClientCommand)]

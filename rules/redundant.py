@@ -45,7 +45,8 @@ def _hybrid(scope: Scope) -> bool:
     return known is not None and known.value is True
 
 
-@check(REDUNDANT)
+@check(REDUNDANT, when=("option:--async-scheduling | option:--enable-prefix-caching | option:--disable-hybrid-kv-cache-manager"
+                          " | additional_config",))  # the settings of knowledge/data/redundant.toml (a test checks)
 def redundant(scope: Scope):
     additional = scope.get("additional_config")
     for entry in scope.kb.redundant:

@@ -56,7 +56,8 @@ UNCHUNKED = RuleMeta(
 )
 
 
-@check(UNCHUNKED, relations=(("in_range", "max_num_batched_tokens", "model_len_limit"),))
+@check(UNCHUNKED, relations=(("in_range", "max_num_batched_tokens", "model_len_limit"),),
+       when=("!chunked_prefill_flag | ascend_scheduler_unchunked",))
 def unchunked(scope: Scope):
     """Chunked prefill off and an explicit --max-num-batched-tokens below max_model_len."""
     budget, length = scope.get("max_num_batched_tokens"), scope.get("model_len_limit")

@@ -133,7 +133,7 @@ def dangling_continuation(scope: Scope):
         )
 
 
-@check(SHEBANG, when=("plan:shebang",))
+@check(SHEBANG, when=("plan:odd_shebang",))
 def misplaced_shebang(scope: Scope):
     if scope.plan.shebang is None:
         return

@@ -159,7 +159,7 @@ MODEL_ARG = RuleMeta(
 )
 
 
-@check(MODEL_ARG)
+@check(MODEL_ARG, when=("option:--model | serve:option_first",))
 def model_argument(scope: Scope):
     """`vllm serve <option> ... --served-model-name`, no model at all, or --model."""
     serve = scope.serve

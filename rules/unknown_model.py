@@ -56,7 +56,7 @@ def _suggestions(scope: Scope, reference: str) -> list[str]:
     return guesses or [model.id for model in scope.kb.models if model.in_scope and model.id.lower() in words][:2]
 
 
-@check(UNKNOWN_MODEL)
+@check(UNKNOWN_MODEL, when=("!model",))
 def unknown_model(scope: Scope):
     if scope.known("model") is not None:
         return

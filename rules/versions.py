@@ -29,7 +29,7 @@ FLAG_RELEASE = RuleMeta(
     name="serve-flag-not-in-release",
     groups=("release", "flags"),
     severity="error",
-    requires=("version",),
+    requires=("version", "off_release_options"),
     fix="unsafe",
     faq="version-pairing",
     title=Text(en="The release's vllm serve does not have this option yet, or any more",
@@ -117,7 +117,7 @@ def _from_release_data(scope: Scope, facts):
                       sources=cited or None)
 
 
-@check(FLAG_RELEASE)
+@check(FLAG_RELEASE, when=("off_release_options",))
 def flag_release(scope: Scope):
     """Options the release's own parser lacks (extracted data), else the ``added_in`` / ``removed_in`` table."""
     facts = option_facts.facts(scope)

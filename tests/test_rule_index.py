@@ -116,6 +116,100 @@ def test_on_mutated_launch_scripts(violation):
         _same([("run.sh", violation.script.encode())], Settings(), monkeypatch)
 
 
+# Inputs that flip each condition of the forms ``!fact``, ``!option:``, ``serve:``, ``command:kind>N`` and
+# ``plan:`` on a property: per rule, (script, hardware, version, whether its trigger holds there). Each one
+# goes through the audit (a rule whose trigger fails must report nothing) and through the run's graph.
+FLIPS = {
+    "QL104": [("unset http_proxy\n#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n", None, None, True),
+              ("#/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n", None, None, True),
+              ("#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B\n", None, None, False),
+              ("vllm serve Qwen/Qwen3.6-27B\n", None, None, False)],
+    "QL303": [("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-model-len 16384 --max-num-batched-tokens 8192 "
+               "--no-enable-chunked-prefill\n", None, None, True),
+              ("# qlint: vllm-ascend=v0.11.0rc1\nvllm serve /models/DeepSeek-V3.1-W8A8 --max-model-len 32768 "
+               "--max-num-batched-tokens 4096 --additional-config '{\"ascend_scheduler_config\":{\"enabled\":true}}'\n",
+               None, None, True),
+              ("vllm serve /models/DeepSeek-V3.1-W8A8 --max-model-len 32768 --max-num-batched-tokens 4096 "
+               "--additional-config '{\"ascend_scheduler_config\":{\"enabled\":true}}'\n", None, "v0.23.0", False),
+              ("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --max-model-len 16384 --max-num-batched-tokens 8192 "
+               "--enable-chunked-prefill\n", None, None, False)],
+    "QL304": [("vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 12 "
+               "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'\n", None, None, True),
+              ("vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 12 "
+               "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": [4, 12]}'\n",
+               None, None, False),
+              ("vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 12 "
+               "--compilation-config '{\"cudagraph_mode\": \"PIECEWISE\"}'\n", None, None, False),
+              ("vllm serve /models/Qwen3-30B-A3B --tensor-parallel-size 4 --max-num-seqs 12 --enforce-eager\n",
+               None, None, False)],
+    "QL313": [("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --max-model-len 262144\n", "a2", "v0.23.0", True),
+              ("vllm serve Eco-Tech/Qwen3.6-35B-A3B-w8a8 --max-model-len 262144 --max-num-seqs 256\n", "a2", "v0.23.0",
+               False)],
+    "QL314": [("vllm serve /data/ckpt/final --tensor-parallel-size 3 --max-model-len 300000\n", "a2", "v0.23.0", True),
+              ("vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n", "a2", "v0.23.0", False)],
+    "QL513": [("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend --async-scheduling\n", None, "v0.23.0", True),
+              ("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --additional-config '{\"enable_cpu_binding\": true}'\n", None,
+               "v0.23.0", True),
+              ("vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --quantization ascend\n", None, "v0.23.0", False)],
+    "QL545": [("vllm serve --tensor-parallel-size 2 Qwen/Qwen3.6-27B --served-model-name qwen3.6\n", None, None, True),
+              ("vllm serve --port 8000\n", None, None, True),
+              ("vllm serve --model Qwen/Qwen3.6-27B\n", None, None, True),
+              ("vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2 --served-model-name qwen3.6\n", None, None, False),
+              ("vllm serve\n", None, None, False)],
+    "QL550": [("vllm serve Qwen/Qwen3.6-27B --mamba-backend triton --tensor-parallel-size 2\n", None, "v0.18.0", True),
+              ("vllm serve Qwen/Qwen3.6-27B --swap-space 16\n", None, "v0.23.0", True),
+              ("vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 2\n", None, "v0.18.0", False)],
+    "QL616": [("ASCEND_RT_VISIBLE_DEVICES=0,1 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8100 --tensor-parallel-size 2 &\n"
+               "ASCEND_RT_VISIBLE_DEVICES=2,3 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8100 --tensor-parallel-size 2 &\n",
+               None, None, True),
+              ("ASCEND_RT_VISIBLE_DEVICES=0,1 vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --port 8100 --tensor-parallel-size 2 &\n",
+               None, None, False)],
+    "QL618": [("vllm serve Qwen/Qwen3.5-397B-A17B --tensor-parallel-size 16 --enable-expert-parallel\n", "a3", "v0.23.0", True),
+              ("vllm serve Qwen/Qwen3.6-27B --tensor-parallel-size 1\n", "a3", "v0.23.0", False)],
+}
+
+
+def _trigger_holds(rule_id: str, text: str, settings: Settings) -> bool:
+    """Whether a rule's trigger holds for some scope of a script, with its required facts computed."""
+    from qlint.rules.graph import Scope, _holds
+
+    plan = lint_module.lint_text("run.sh", text).plan
+    settings = lint_module._with_defaults(settings, plan, lint_module.Policy())
+    kind, requires = RUN._specs[rule_id][:2]
+    trigger = tuple(condition for _, condition in RUN._specs[rule_id][5] if condition is not None)
+    script = Scope(plan=plan, kb=load(), settings=settings)
+    scopes = [script] if kind == "script" else [Scope(plan=plan, kb=load(), settings=settings, serve=command, parent=script)
+                                                for command in plan.serve_commands()]
+    return any(all(scope.known(name) is not None for name in requires) and _holds(trigger, scope, kind)
+               for scope in scopes)
+
+
+@pytest.mark.parametrize("rule_id", sorted(FLIPS))
+def test_each_new_condition_flips_and_is_sound(rule_id, monkeypatch):
+    for text, hardware, version, holds in FLIPS[rule_id]:
+        settings = Settings(hardware=hardware, version=version)
+        assert _trigger_holds(rule_id, text, settings) is holds, text
+        _same([("run.sh", text.encode())], settings, monkeypatch)
+        reported = [f.rule.id for f in lint_module.lint_text("run.sh", text, settings=settings).findings]
+        if not holds:
+            assert rule_id not in reported
+    assert any(holds and rule_id in [f.rule.id for f in lint_module.lint_text(
+        "run.sh", text, settings=Settings(hardware=hardware, version=version)).findings]
+        for text, hardware, version, holds in FLIPS[rule_id])  # (an input where the rule reports)
+
+
+def test_triggers_that_name_knowledge_name_all_of_it():
+    """QL513's trigger names every setting of knowledge/data/redundant.toml; QL304's every full-decode mode."""
+    from qlint.rules import kit
+
+    alternatives = {f"{what}:{name}" for what, name, _ in RUN._specs["QL513"][5][0][1]}
+    for entry in load().redundant:
+        assert (f"option:{entry.setting}" if entry.kind == "flag" else "fact:additional_config") in alternatives
+    modes = {value for condition in RUN._specs["QL304"][5] if condition[1] for what, name, value in condition[1]
+             if name == "cudagraph_mode"}
+    assert modes == set(kit.FULL_DECODE_MODES)
+
+
 def test_a_trigger_that_hides_a_finding_fails_the_audit():
     from qlint.knowledge.text import Text
     from qlint.rules.base import Finding
@@ -142,6 +236,23 @@ def test_a_trigger_reads_only_required_facts():
         parse_trigger("QL998", "serve", (), ("flag:--x",))
     assert parse_trigger("QL998", "serve", ("tp",), ("tp | option:--x",)) == ((("fact", "tp", None), ("option", "--x", None)),)
     assert parse_trigger("QL998", "script", (), ("plan:unread",)) == ((("plan", "unread", None),),)
+    assert parse_trigger("QL998", "script", (), ("plan:odd_shebang",)) == ((("plan", "odd_shebang", None),),)
+    assert parse_trigger("QL998", "serve", ("tp",), ("!tp | !model | !option:--x",), ("model",)) == (
+        (("!fact", "tp", None), ("!fact", "model", None), ("!option", "--x", None)),)
+    with pytest.raises(ValueError, match="not in its requires or optional"):
+        parse_trigger("QL998", "serve", ("tp",), ("!dp",), ("model",))
+    with pytest.raises(ValueError, match="not in its requires"):
+        parse_trigger("QL998", "serve", ("tp",), ("model",), ("model",))  # (optional: only negated)
+    with pytest.raises(ValueError, match="serve- and script-scope"):
+        parse_trigger("QL998", "deployment", (), ("!hardware",), ("hardware",))
+    assert parse_trigger("QL998", "serve", (), ("serve:option_first",)) == ((("serve", "option_first", None),),)
+    with pytest.raises(ValueError, match="no attribute 'first_option'"):
+        parse_trigger("QL998", "serve", (), ("serve:first_option",))
+    with pytest.raises(ValueError, match="serve-scope"):
+        parse_trigger("QL998", "script", (), ("serve:option_first",))
+    assert parse_trigger("QL998", "script", (), ("command:serve>1",)) == ((("command", "serve", "1"),),)
+    with pytest.raises(ValueError, match="takes a number"):
+        parse_trigger("QL998", "script", (), ("command:serve>x",))
     with pytest.raises(ValueError, match="no field 'unreadable'"):
         parse_trigger("QL998", "script", (), ("plan:unreadable",))
     from qlint.knowledge.text import Text
