@@ -1,6 +1,7 @@
 """Facts read from the serve options' values: --max-model-len, --max-num-seqs,
 --max-num-batched-tokens, the JSON configs (speculative, compilation, KV transfer) and what they
-imply (MTP tokens, graph mode, capture sizes, kv_role), prefix caching, FlashComm1 and --dtype.
+imply (MTP tokens, graph mode, capture sizes, kv_role), prefix caching, the mamba cache mode, FlashComm1
+and --dtype.
 An option the script leaves out is vLLM's default; a symbolic value makes the fact unknown.
 """
 
@@ -124,6 +125,17 @@ def flashcomm1(scope: Scope):
     if text is None:
         return Known(False, "not enabled")
     return Known(text.lower() in ("1", "true"), "VLLM_ASCEND_ENABLE_FLASHCOMM1", span)
+
+
+@fact("mamba_cache_mode")
+def mamba_cache_mode(scope: Scope):
+    """--mamba-cache-mode as written (lower case), None when absent (vLLM default ``none``)."""
+    option = scope.serve.opt("--mamba-cache-mode")
+    if option is None or option.value is None:
+        return Known(None, "--mamba-cache-mode absent")
+    if option.value.text is None:
+        raise Unknown("mamba_cache_mode")
+    return Known(option.value.text.strip().lower(), option.spelled, option.value.span)
 
 
 @fact("dtype")

@@ -10,20 +10,9 @@ from __future__ import annotations
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Example, Finding, Fix, RuleMeta
-from qlint.rules.graph import Known, Scope, Unknown, check, fact
+from qlint.rules.graph import Scope, check
 
 MTP_METHODS = ("mtp", "qwen3_5_mtp")
-
-
-@fact("mamba_cache_mode")
-def mamba_cache_mode(scope: Scope):
-    """--mamba-cache-mode as written (lower case), None when absent (vLLM default ``none``)."""
-    option = scope.serve.opt("--mamba-cache-mode")
-    if option is None or option.value is None:
-        return Known(None, "--mamba-cache-mode absent")
-    if option.value.text is None:
-        raise Unknown("mamba_cache_mode")
-    return Known(option.value.text.strip().lower(), option.spelled, option.value.span)
 
 
 DECODE_PREFIX = RuleMeta(

@@ -312,6 +312,9 @@ def test_a_fresh_run_imports_only_the_modules_it_needs():
     assert body == eager.stdout.rpartition("LOADED ")[0] and lazy.stderr == eager.stderr
     assert "problem(s)" in body
     assert "qlint.rules.platform_310p" not in loaded and "qlint.rules.ray_cluster" not in loaded
+    for idle in ("script", "serve_cli", "node_layout", "versions", "unknown_model", "redundant", "capture_grid",
+                 "scheduling_unchunked", "memory_mamba", "prefix_cache"):  # no rule of theirs can report here
+        assert f"qlint.rules.{idle}'" not in loaded
     assert "qlint.rules.speculative" in loaded  # it sets --speculative-config
     assert "qlint.rules.platform_310p" in eager.stdout
 
