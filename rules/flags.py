@@ -111,12 +111,17 @@ def unknown_flag(scope: Scope):
         written = option.spelled.split(".", 1)[0]
         candidate = "--" + written.lstrip("-").replace("_", "-")
         close = _closest_option(candidate, names)
+        short = "-" + written[2:] if written.startswith("--") else ""
+        doubled = not close and release is not None and short in release.spellings
+        if doubled:
+            close = [release.spellings[short]]  # --tp: the short option -tp written with two dashes
         message = f"unknown option {written}"
         message_zh = f"未知参数 {written}"
         fix = None
         if close:
-            message += f"; did you mean {close[0]}?"
-            message_zh += f"；是否想写 {close[0]}？"
+            meant = f"{short} ({close[0]})" if doubled else close[0]
+            message += f"; did you mean {meant}?"
+            message_zh += f"；是否想写 {meant}？"
             fix = Fix(Text(en=f"rename to {close[0]}", zh=f"改名为 {close[0]}"),
                       kit.replace(option.name_span, close[0] + option.spelled[len(written):]), "unsafe")
         cited = option_facts.parser_source(release) if release is not None else None
