@@ -33,10 +33,10 @@ EP_MIXED = RuleMeta(
     ),
     examples=(
         Example(
-            bad="vllm serve /models/DeepSeek-R1-W8A8 -tp=16 --enable-expert-parallel "
+            bad="vllm serve /models/Qwen3.5-397B-A17B-w8a8 --quantization ascend -tp=16 --enable-expert-parallel "
             "--additional-config '{\"expert_tensor_parallel_size\":16}'\n",
-            good="vllm serve /models/DeepSeek-R1-W8A8 -tp=16 --enable-expert-parallel\n",
-            fixed="vllm serve /models/DeepSeek-R1-W8A8 -tp=16 --enable-expert-parallel "
+            good="vllm serve /models/Qwen3.5-397B-A17B-w8a8 --quantization ascend -tp=16 --enable-expert-parallel\n",
+            fixed="vllm serve /models/Qwen3.5-397B-A17B-w8a8 --quantization ascend -tp=16 --enable-expert-parallel "
             "--additional-config '{\"expert_tensor_parallel_size\":1}'\n",
         ),
     ),

@@ -275,8 +275,8 @@ def stale_env(scope: Scope):
                         f"不再起任何作用{instead_zh}",
                     ),
                     setting.span,
-                    Fix(Text(en=f"remove the export of {setting.name}{instead}",
-                             zh=f"删除对 {setting.name} 的 export{instead_zh}")),
+                    Fix(Text(en=f"stop setting {setting.name}{instead}",
+                             zh=f"不再设置 {setting.name}{instead_zh}")),
                     sources=tuple(record.sources),  # the variable's own history
                 )
             elif deprecated is not None and current >= deprecated:
@@ -290,7 +290,7 @@ def stale_env(scope: Scope):
                     ),
                     setting.span,
                     Fix(Text(en=f"replace {setting.name}{instead}", zh=f"替换 {setting.name}{instead_zh}") if instead
-                        else Text(en=f"remove the export of {setting.name}", zh=f"删除对 {setting.name} 的 export")),
+                        else Text(en=f"stop setting {setting.name}", zh=f"不再设置 {setting.name}")),
                     severity="info",
                     sources=tuple(record.sources),
                 )
