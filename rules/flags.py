@@ -112,9 +112,9 @@ def unknown_flag(scope: Scope):
         candidate = "--" + written.lstrip("-").replace("_", "-")
         close = _closest_option(candidate, names)
         short = "-" + written[2:] if written.startswith("--") else ""
-        doubled = not close and release is not None and short in release.spellings
-        if doubled:
-            close = [release.spellings[short]]  # --tp: the short option -tp written with two dashes
+        doubled = False
+        if not close and release is not None and short in release.spellings:
+            close, doubled = [release.spellings[short]], True  # --tp: the short option -tp written with two dashes
         message = f"unknown option {written}"
         message_zh = f"未知参数 {written}"
         fix = None
