@@ -46,6 +46,26 @@ class LintResult:
     found: str = ""  # what a file without an engine command holds instead (for the note)
     hardware_unknown: bool = False  # it has an engine command but no hardware from anywhere
 
+    def __init__(self, path: str, findings: list[Finding] | None = None, error: InputError | None = None,
+                 source: SourceText | None = None, plan: LaunchPlan | None = None, assumed_version: str | None = None,
+                 release_note: Text | None = None, suppressed: list[Suppressed] | None = None,
+                 raw: list[Finding] | None = None, suppressions: list[Suppression] | None = None,
+                 opaque: list[Span] | None = None, found: str = "", hardware_unknown: bool = False) -> None:
+        # (written out: the generic record __init__ costs a file ~30 K instructions with these keywords)
+        self.path = path
+        self.findings = [] if findings is None else findings
+        self.error = error
+        self.source = source
+        self.plan = plan
+        self.assumed_version = assumed_version
+        self.release_note = release_note
+        self.suppressed = [] if suppressed is None else suppressed
+        self.raw = [] if raw is None else raw
+        self.suppressions = [] if suppressions is None else suppressions
+        self.opaque = [] if opaque is None else opaque
+        self.found = found
+        self.hardware_unknown = hardware_unknown
+
 
 @record
 class Policy:

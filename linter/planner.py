@@ -84,22 +84,26 @@ class Planner:
     # -- options -------------------------------------------------------------
     def resolve_flag(self, spelled: str) -> tuple[str, bool, bool]:
         """Return (canonical name, negated, known) for a written flag (no value, no dots)."""
+        return self._resolve(spelled)[:3]
+
+    def _resolve(self, spelled: str):
+        """``resolve_flag``'s answer and the spec of the name (None when not known): (name, negated, known, spec)."""
         if spelled.startswith("--"):
             name = "--" + spelled[2:].replace("_", "-")
         else:
             name = spelled
         spec = self.flag(name)
         if spec is not None:
-            return spec.name, False, True
+            return spec.name, False, True, spec if spec.name == name else self.flag(spec.name)
         if name.startswith("--no-"):
             positive = self.flag("--" + name[5:])
             if positive is not None and positive.negatable:
-                return positive.name, True, True
+                return positive.name, True, True, positive if positive.name == "--" + name[5:] else self.flag(positive.name)
         if name.startswith("--") and len(name) > 3:
             match = unique_prefix(self.kb.flag_names, name)  # sorted
             if match is not None:  # argparse accepts unambiguous prefixes
-                return match, False, True
-        return name, False, False
+                return match, False, True, self.flag(match)
+        return name, False, False, None
 
     def read_options(
         self, source: SourceText, words: list[Word]
@@ -115,21 +119,19 @@ class Planner:
                 index += 1
                 continue
             head, has_inline, inline = text.partition("=")
+            written = head  # what is written before "=" (the dotted key too)
             sub_key = None
             if "." in head and (head.startswith("--") or not _is_number(head)):
                 # --compilation-config.mode / -cc.mode: one JSON sub-key (argparse_utils.py dotted args)
                 head, sub_key = head.split(".", 1)
-            name, negated, known = self.resolve_flag(head)
+            name, negated, known, spec = self._resolve(head)  # (spec: self.flag(name) when known)
             glued = None
             if not known and not head.startswith("--") and len(head) > 2 and sub_key is None:
                 # -O3 / -q8: a two-character short option glued to its value, as argparse reads it
-                short_name, _, short_known = self.resolve_flag(head[:2])
-                short_spec = self.flag(short_name) if short_known else None
+                short_name, _, short_known, short_spec = self._resolve(head[:2])
                 if short_spec is not None and short_spec.type != "bool":
-                    name, known, glued = short_name, True, text[2:].removeprefix("=")
+                    name, known, glued, spec = short_name, True, text[2:].removeprefix("="), short_spec
                     head = head[:2]
-            spec = self.flag(name) if known else None
-            written = text.partition("=")[0]
             name_span = _sub_span(source, word, 0, len(written)) if has_inline else word.span
             name_span = name_span or word.span
             value: Value | None = None
@@ -259,7 +261,7 @@ class Planner:
                                      assignment.span, assignment.exported)
                 held = settings[id(assignment)] = (assignment, setting)
             env[name] = held[1]
-        argv = [_value(w) for w in words]
+        argv = [Value(w.value, w.span, w.raw, list(w.symbols)) for w in words]  # (_value inlined)
         program = (words[0].value or "").rsplit("/", 1)[-1]
         rest = words[1:]
         if program == "vllm" and rest and rest[0].value == "serve":
@@ -518,57 +520,90 @@ per nested object; read later, from deeper in the rules' stack, it could hit the
 
 class _LaidOut:
     """Sets a JsonValue's layout fields from the JSON text of a word that maps 1:1 onto the file (its value
-    starting at byte ``content_start``, the JSON ``offset`` characters into it): a ``JsonValue.layout``."""
+    starting at byte ``content_start``, the JSON ``offset`` characters into it): a ``JsonValue.layout``.
 
-    __slots__ = ("source", "content_start", "offset", "text", "raw")
+    A group of fields is set when one of them is first read (``_GROUP``): a finding's span needs the key spans
+    alone, an edit the entries, the objects and the separators too. ``pending``: the groups not set yet."""
+
+    __slots__ = ("source", "content_start", "offset", "text", "raw", "held", "pending")
 
     def __init__(self, source: SourceText, content_start: int, offset: int, text: str, raw: str) -> None:
         self.source, self.content_start, self.offset, self.text, self.raw = source, content_start, offset, text, raw
+        self.held: list | None = None  # what _LAYOUTS holds for this text (kept here too: a big file's is not)
+        self.pending = [True, True, True, True]
 
-    def __call__(self, value: JsonValue) -> None:
-        source = self.source
-        key = (source.data, self.content_start, self.offset, self.text, self.raw)
-        laid_out = _LAYOUTS.get(key)
-        if laid_out is None:
-            laid_out = self._read()
-            if len(source.data) <= _LAYOUT_CACHE_BYTES:
-                if len(_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
-                    _LAYOUTS.clear()
-                _LAYOUTS[key] = laid_out
-        if laid_out is None:  # nested too deeply to map: the keys keep the option's span
+    def __call__(self, value: JsonValue, name: str | None = None) -> None:
+        held = self.held
+        if held is None:
+            source = self.source
+            key = (source.data, self.content_start, self.offset, self.text, self.raw)
+            held = _LAYOUTS.get(key)
+            if held is None:
+                held = [self._read(), None, None, None]
+                if len(source.data) <= _LAYOUT_CACHE_BYTES:
+                    if len(_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
+                        _LAYOUTS.clear()
+                    _LAYOUTS[key] = held
+            self.held = held
+        pending = self.pending
+        for group in _GROUPS if name is None else (_GROUP[name],):
+            if pending[group]:
+                pending[group] = False
+                self._set(value, group, held)
+        if not any(pending):
+            value.layout = None
+
+    def _set(self, value: JsonValue, group: int, held: list) -> None:
+        found = held[0]
+        if group == 3:  # the separators the author wrote, when one way throughout, and the word's quoting
+            value.item_separator = found.item_separator if found is not None and found.item_separator is not None else ", "
+            value.key_separator = found.key_separator if found is not None and found.key_separator is not None else ": "
+            raw = self.raw.partition("=")[2] if self.offset else self.raw
+            value.quote = None if found is None else raw[:1] if raw[:1] in ("'", '"') else ""
             return
-        key_spans, entry_spans, objects, item_separator, key_separator, quote = laid_out
-        value.key_spans.update(key_spans)
-        value.entry_spans.update(entry_spans)
-        value.objects.update(objects)
-        if item_separator is not None:  # the author's separators, when written one way throughout
-            value.item_separator = item_separator
-        if key_separator is not None:
-            value.key_separator = key_separator
-        value.quote = quote
+        spans = held[group + 1]
+        if spans is None:
+            if found is None:  # nested too deeply to map: the keys keep the option's span
+                spans = {}
+            elif group == 0:
+                spans = {key: self._span(start, end) for key, (start, end) in found.values.items()}
+            elif group == 1:
+                spans = {key: self._span(start, end) for key, (start, end) in found.entries.items()}
+            else:
+                spans = {path: (self._span(at, at), empty) for path, (at, empty) in found.objects.items()}
+            held[group + 1] = spans  # (spans are frozen: each JsonValue gets a dict of its own)
+        if group == 0:
+            value.key_spans = dict(spans)
+        elif group == 1:
+            value.entry_spans = dict(spans)
+        else:
+            value.objects = dict(spans)
 
-    def _read(self) -> tuple | None:
+    def _span(self, start: int, end: int) -> Span:
+        """The span of characters ``start..end`` of the JSON text."""
+        source, first = self.source, self.content_start
+        if source._ascii:  # source.offset_after_chars, inlined: a character is a byte
+            size = len(source.data)
+            begin = first + max(0, min(self.offset + start, size - first))
+            return source.span(begin, begin + max(0, min(end - start, size - begin)))
+        begin = source.offset_after_chars(first, self.offset + start)
+        return source.span(begin, source.offset_after_chars(begin, end - start))
+
+    def _read(self):
         from qlint.linter.jsonspan import layout  # a JSON object was written
 
         try:
-            found = layout(self.text)
+            return layout(self.text)
         except RecursionError:
             return None
-        source, offset = self.source, self.offset
-        start_of = source.offset_after_chars
-
-        def span(start: int, end: int) -> Span:
-            begin = start_of(self.content_start, offset + start)
-            return source.span(begin, start_of(begin, end - start))
-
-        raw = self.raw.partition("=")[2] if offset else self.raw
-        return ({key: span(start, end) for key, (start, end) in found.values.items()},
-                {key: span(start, end) for key, (start, end) in found.entries.items()},
-                {path: (span(at, at), empty) for path, (at, empty) in found.objects.items()},
-                found.item_separator, found.key_separator, raw[:1] if raw[:1] in ("'", '"') else "")
 
 
-_LAYOUTS: dict[tuple, tuple | None] = {}
+_GROUP = {"key_spans": 0, "entry_spans": 1, "objects": 2, "item_separator": 3, "key_separator": 3, "quote": 3}
+"""The group of layout fields each field is set with (``_LaidOut``)."""
+_GROUPS = (0, 1, 2, 3)
+
+
+_LAYOUTS: dict[tuple, list] = {}
 """The layouts read last, by file text, place and JSON text: the deployment pass reads a DP template once per
 local rank, the same bytes each time. Spans are frozen; each JsonValue gets dicts of its own."""
 _LAYOUT_CACHE_SIZE = 64

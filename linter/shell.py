@@ -317,6 +317,8 @@ class _Walker:
         return self.source.span(first, last)
 
     def span(self, node: ts.Node) -> Span:
+        if self.coarse is None and self.origins is None:  # map() inlined: the script itself
+            return self.source.span(node.start_byte, node.end_byte)
         return self.map(node.start_byte, node.end_byte)
 
     def text(self, node: ts.Node) -> str:
@@ -494,19 +496,13 @@ class _Walker:
                 named = node.named_children
                 if not named or (all(c.type == "string_content" for c in named) and "\\" not in raw):
                     content_start = start + 1
-        if content_start is not None and (self.coarse is not None or self.origins is not None):
+        if self.coarse is None and self.origins is None:  # the script itself (map() inlined)
+            return Word(raw, value, self.source.span(start, end), symbols, content_start, node, self)
+        if content_start is not None:
             from qlint.linter.shell_nested import file_offset  # (a nested script's walker: loaded)
 
             content_start = file_offset(self, content_start, end)
-        return Word(
-            raw=raw,
-            value=value,
-            span=self.map(start, end),
-            symbols=symbols,
-            content_start=content_start,
-            node=node,
-            walker=self,
-        )
+        return Word(raw, value, self.map(start, end), symbols, content_start, node, self)
 
     # -- statements ------------------------------------------------------
     def assignment(self, node: ts.Node, exported: bool) -> Assignment:
@@ -526,7 +522,7 @@ class _Walker:
         word = self.make_word(value_node) if value_node is not None else Word("", "", self.span(node))
         if name in self.arrays and "[" not in name:
             self.arrays.pop(name, None)
-        return Assignment(name=name, word=word, span=self.span(node), exported=exported)
+        return Assignment(name, word, self.span(node), exported)
 
     def array_words(self, node: ts.Node) -> list[Word]:
         out: list[Word] = []
@@ -547,7 +543,7 @@ class _Walker:
             self._set(assignment)
             return
         if kind == "declaration_command":
-            exported = self.text(node).startswith(("export", "declare -x"))
+            exported = self.data.startswith((b"export", b"declare -x"), node.start_byte, node.end_byte)
             for child in node.named_children:
                 if child.type == "variable_assignment":
                     self._set(self.assignment(child, exported=exported or True))

@@ -99,7 +99,7 @@ def _closest_option(candidate: str, names: tuple[str, ...]) -> list[str]:
 @check(UNKNOWN_FLAG)
 def unknown_flag(scope: Scope):
     release = option_facts.facts(scope)
-    names = tuple(release.long_names) if release is not None else tuple(scope.kb.flag_names)
+    names: tuple[str, ...] | None = None  # the names a misspelling is matched against (most scripts have none)
     for option in scope.serve.all_options:
         if release is not None:
             if option_facts.resolve(release, option) is not None:
@@ -110,6 +110,8 @@ def unknown_flag(scope: Scope):
             continue
         written = option.spelled.split(".", 1)[0]
         candidate = "--" + written.lstrip("-").replace("_", "-")
+        if names is None:
+            names = tuple(release.long_names) if release is not None else tuple(scope.kb.flag_names)
         close = _closest_option(candidate, names)
         short = "-" + written[2:] if written.startswith("--") else ""
         doubled = False

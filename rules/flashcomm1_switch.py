@@ -65,15 +65,14 @@ def flashcomm1_switch(scope: Scope):
     """enable_flashcomm1 before v0.20.2rc1, the new env name before v0.11.0rc1, key vs env disagreement."""
     if kit.holds(scope, "flashcomm1_removed"):
         return  # both switches are dead there (QL105/QL512 report them)
-    where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
-    FLASHCOMM1_KEY_SINCE = kit.first_release(scope.kb, "flashcomm1_key_read")
-    FLASHCOMM1_ENV_SINCE = kit.first_release(scope.kb, "flashcomm1_env_name")
     serve = scope.serve
     config = scope.get("additional_config")
     text, env_span = kit.env(serve, "VLLM_ASCEND_ENABLE_FLASHCOMM1", strict=False)
     env = None if text is None else (text.lower() in ("1", "true"), env_span, text)  # (on, span, value)
     if "enable_flashcomm1" in config and not kit.holds(scope, "flashcomm1_key_read"):
         span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
+        where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
+        FLASHCOMM1_KEY_SINCE = kit.first_release(scope.kb, "flashcomm1_key_read")
         uses_env = env is not None and env[0] and kit.holds(scope, "flashcomm1_env_name")
         state = Text(en="on through VLLM_ASCEND_ENABLE_FLASHCOMM1", zh="由 VLLM_ASCEND_ENABLE_FLASHCOMM1 开启") \
             if uses_env else Text(en="off", zh="关闭")
@@ -88,6 +87,8 @@ def flashcomm1_switch(scope: Scope):
                      zh="在该版本上用 export VLLM_ASCEND_ENABLE_FLASHCOMM1=1 开启 FlashComm1")),
         )
     elif env is not None and not kit.holds(scope, "flashcomm1_env_name"):
+        where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
+        FLASHCOMM1_ENV_SINCE = kit.first_release(scope.kb, "flashcomm1_env_name")
         yield Finding(
             FLASHCOMM1_SWITCH,
             Text(en=f"VLLM_ASCEND_ENABLE_FLASHCOMM1 is read from vllm-ascend {FLASHCOMM1_ENV_SINCE} on; {where} reads "
@@ -101,6 +102,7 @@ def flashcomm1_switch(scope: Scope):
     elif "enable_flashcomm1" in config and env is not None and bool(config["enable_flashcomm1"]) != env[0]:
         span = kit.span_of(serve, "--additional-config", "enable_flashcomm1")
         key_value, env_value, on = json.dumps(config["enable_flashcomm1"]), env[2], config["enable_flashcomm1"]
+        where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
         yield Finding(
             FLASHCOMM1_SWITCH,
             Text(en=f"additional-config enable_flashcomm1={key_value} overrides VLLM_ASCEND_ENABLE_FLASHCOMM1="

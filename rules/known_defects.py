@@ -351,6 +351,11 @@ def match_entry(scope: Scope, entry: Any) -> tuple[Span | None, Any] | None:
     """
     if not _model_matches(scope, entry.models):
         return None
+    return _conditions_match(scope, entry)
+
+
+def _conditions_match(scope: Scope, entry: Any) -> tuple[Span | None, Any] | None:
+    """``match_entry`` once the entry's models are known to match."""
     blamed: tuple[Span | None, Any] | None = None
     first: tuple[Span | None, Any] | None = None
     for condition in entry.when:
@@ -471,9 +476,23 @@ def _report(scope: Scope, severity: str):
     tag = scope.get("version")
     known_hardware = scope.known("hardware")
     hardware = known_hardware.value if known_hardware is not None else None
+    names: tuple[str, tuple[str, ...]] | None = None  # the command's model as names_match reads it, once
     for entry in _entries_at(scope.kb, severity, tag, hardware):
+        models = entry.models
+        if models != ["any"]:  # _model_matches, with the model read once for every entry
+            if names is None:
+                ref = scope.known("model_ref")
+                if ref is None:
+                    continue  # (undecided: every entry that names models)
+                match = scope.known("model")
+                model = match.value.model if match is not None else None
+                names = (_norm(checkpoint_name(ref.value)),
+                         tuple(_norm(item) for item in ((model.family, model.id) if model else ()) if item))
+            base, known = names
+            if not any(_norm(name) in base or _norm(name) in known for name in models):
+                continue
         try:
-            found = match_entry(scope, entry)
+            found = _conditions_match(scope, entry)
         except (_Undecided, Unknown):
             continue
         if found is None:

@@ -102,6 +102,8 @@ def alloc_conf(scope: Scope):
     items = {part.split(":", 1)[0].strip(): part.split(":", 1)[-1].strip()
              for part in text.split(",") if part.strip()}
     others = [name for name in ("max_split_size_mb", "garbage_collection_threshold") if name in items]
+    if not others:
+        return  # (both findings name one of them)
     span = kit.env_span(scope.serve, "PYTORCH_NPU_ALLOC_CONF")
     expandable = items.get("expandable_segments", "").lower() == "true"
     if expandable and others:

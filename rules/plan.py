@@ -83,8 +83,8 @@ class JsonValue(metaclass=SlottedRecord):
     the JSON text does not map 1:1 onto the file, e.g. escaped quotes).
 
     ``layout``: when given, these six fields are left unset and the first read of one of them calls
-    ``layout(self)`` to set them (the planner reads a JSON text's layout only when a finding or a fix
-    asks where its keys are: most never do).
+    ``layout(self, name)`` to set it (the planner reads a JSON text's layout only when a finding or a fix
+    asks where its keys are: most never do; a finding's span needs ``key_spans`` alone).
     """
 
     data: Any
@@ -94,12 +94,12 @@ class JsonValue(metaclass=SlottedRecord):
     item_separator: str = ", "
     key_separator: str = ": "
     quote: str | None = None
-    layout: "Callable[[JsonValue], None] | None" = field(default=None, repr=False, compare=False)
+    layout: "Callable[[JsonValue, str | None], None] | None" = field(default=None, repr=False, compare=False)
 
     def __init__(self, data: Any, key_spans: dict[str, Span] | None = None,
                  entry_spans: dict[str, Span] | None = None, objects: dict[str, tuple[Span, bool]] | None = None,
                  item_separator: str = ", ", key_separator: str = ": ", quote: str | None = None,
-                 layout: "Callable[[JsonValue], None] | None" = None) -> None:
+                 layout: "Callable[[JsonValue, str | None], None] | None" = None) -> None:
         self.data = data
         self.layout = layout
         if layout is None:
@@ -109,16 +109,14 @@ class JsonValue(metaclass=SlottedRecord):
             self.item_separator, self.key_separator, self.quote = item_separator, key_separator, quote
 
     def __getattr__(self, name: str) -> Any:
-        """A layout field not read yet (only called for a slot that is not set): ``layout`` sets them."""
+        """A layout field not read yet (only called for a slot that is not set): ``layout(self, name)`` sets it
+        (and the fields read with it; ``layout`` becomes None once every field is set)."""
         if name not in _LAID_OUT:  # (first: unpickling asks for names while no slot is set yet)
             raise AttributeError(f"'JsonValue' object has no attribute {name!r}")
         layout = self.layout
         if layout is None:
             raise AttributeError(f"'JsonValue' object has no attribute {name!r}")
-        self.layout = None
-        self.key_spans, self.entry_spans, self.objects = {}, {}, {}
-        self.item_separator, self.key_separator, self.quote = ", ", ": ", None
-        layout(self)
+        layout(self, name)
         return getattr(self, name)
 
     def get(self, dotted: str, default: Any = None) -> Any:

@@ -172,17 +172,17 @@ def model_argument(scope: Scope):
     lines = range(serve.span.line, serve.span.end_line + 1)
     if any(span.line in lines for _, span in scope.plan.glued_redirects):
         return  # a <placeholder> eats the model word; QL107 reports it
+    model_opt = serve.opt("--model")
+    if model_opt is None and (serve.opt("--config") is not None or not args or not (args[0] or "").startswith("-")):
+        return  # (before the message parts: most commands put the model first)
     where, where_zh = kit.at_version(scope).en, kit.at_version(scope).zh
     first = Fix(Text(en="put the model right after `vllm serve`", zh="把模型写在 `vllm serve` 之后的第一个位置"))
-    model_opt = serve.opt("--model")
     if model_opt is not None:
         yield Finding(MODEL_ARG,
                       Text(en=f"--model with vllm serve is deprecated: {where} moves it to the positional model argument "
                            "with a warning",
                            zh=f"vllm serve 的 --model 已弃用：{where_zh} 会把它移到位置参数并打印警告"),
                       model_opt.name_span, first, severity="info")
-        return
-    if serve.opt("--config") is not None or not args or not (args[0] or "").startswith("-"):
         return
     if serve.opt("--served-model-name") is not None:
         error = "'model should be provided as the first positional argument'"

@@ -75,15 +75,15 @@ def _first_tag_with(vllm_version: str) -> str | None:
 
 def _from_release_data(scope: Scope, facts):
     """QL550 from the extracted parsers: an option of other vLLM releases that this release lacks."""
-    current = parse_version(facts.vllm)
-    at = kit.at_version(scope)
-    where, where_zh = f"{at.en} (vLLM {facts.vllm})", f"{at.zh}（vLLM {facts.vllm}）"
     for option in scope.serve.all_options:
         if option_facts.resolve(facts, option) is not None:
             continue
         versions = option_facts.versions_with(option.name)
         if not versions:
             continue  # not an option of any release: QL102's
+        current = parse_version(facts.vllm)  # (here: most commands pass only options of their release)
+        at = kit.at_version(scope)
+        where, where_zh = f"{at.en} (vLLM {facts.vllm})", f"{at.zh}（vLLM {facts.vllm}）"
         name = option.spelled.split(".", 1)[0]
         newer = [v for v in versions if parse_version(v) > current]
         older = [v for v in versions if parse_version(v) < current]

@@ -54,9 +54,31 @@ def test_a_layout_is_read_only_when_asked_for():
     assert value.layout is not None  # not read yet
     assert value.data == {"a": {"b": 1}, "c": 2}
     assert value.key_separator == ": " and value.item_separator is not None
-    assert value.layout is None
+    assert value.layout is not None  # the spans are not read yet
     assert sorted(value.key_spans) == ["a", "a.b", "c"] and sorted(value.objects) == ["", "a"]
-    assert value.quote == "'" and value.key_spans["a.b"].column == 62
+    assert value.layout is not None  # nor the entries
+    assert value.quote == "'" and value.key_spans["a.b"].column == 62 and value.entry_spans
+    assert value.layout is None
+
+
+@pytest.mark.parametrize("path", _scripts_with_json()[1::3], ids=lambda path: path.name)
+def test_each_layout_field_read_first_is_the_one_read_at_once(path, monkeypatch):
+    """Whichever field a rule reads first (a finding's span reads the key spans alone), each field is the
+    one the whole layout read at once gives."""
+    data = path.read_bytes()
+    try:
+        SourceText.from_bytes(str(path), data)
+        lazy = {name: _json_values(data, str(path)) for name in LAID_OUT}
+    except Exception:  # not a script qlint reads (exit 2): nothing to lay out
+        return
+    planner._LAYOUTS.clear()
+    monkeypatch.setattr(planner, "_LAZY_NESTING", -1)  # every layout read at once
+    eager = _json_values(data, str(path))
+    for first, values in lazy.items():
+        planner._LAYOUTS.clear()
+        assert [getattr(value, first) for value in values] == [getattr(value, first) for value in eager]
+        assert [_fields(value) for value in values] == [_fields(value) for value in eager]
+        assert all(value.layout is None for value in values)
 
 
 def test_an_unread_layout_compares_and_shows_as_a_read_one():
@@ -164,3 +186,45 @@ def test_an_unread_layout_travels_between_processes():
     assert value.layout is not None
     back = pickle.loads(pickle.dumps(value))  # (pickling reads it)
     assert _fields(back) == _fields(value) and back.key_spans["kv_port"].column == 89
+
+
+def _reported_by_match_entry(scope, severity):
+    """The known-defect findings of ``known_defects._report``, each entry read by ``match_entry`` (the model
+    matched entry by entry)."""
+    from qlint.rules import known_defects as kd
+
+    if severity not in kd._severities(scope.kb):
+        return
+    known_hardware = scope.known("hardware")
+    hardware = known_hardware.value if known_hardware is not None else None
+    for entry in kd._entries_at(scope.kb, severity, scope.get("version"), hardware):
+        try:
+            found = kd.match_entry(scope, entry)
+        except (kd._Undecided, kd.Unknown):
+            continue
+        if found is not None:
+            yield entry.id, found
+
+
+@pytest.mark.parametrize("path", FIXTURES[::7], ids=lambda path: path.name)
+def test_known_defects_match_models_as_match_entry_does(path, monkeypatch):
+    from qlint.rules import known_defects as kd
+
+    data = path.read_bytes()
+    seen: list = []
+    original = kd._conditions_match
+    monkeypatch.setattr(kd, "_conditions_match", lambda scope, entry: seen.append(
+        (entry.id, found := original(scope, entry))) or found)
+    first = lint_bytes(str(path), data)
+    monkeypatch.undo()
+    expected: list = []
+    reference = kd._report
+
+    def report(scope, severity):
+        expected.extend(_reported_by_match_entry(scope, severity))
+        return reference(scope, severity)
+
+    monkeypatch.setattr(kd, "_report", report)
+    again = lint_bytes(str(path), data)
+    assert [item for item in seen if item[1] is not None] == expected
+    assert [(f.rule.id, f.message, f.span) for f in first.findings] == [(f.rule.id, f.message, f.span) for f in again.findings]

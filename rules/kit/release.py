@@ -57,7 +57,16 @@ def at_version(scope: Scope) -> Text:
     note says it once (``assuming v0.23.0 (latest stable)``), not every finding."""
     known = scope.known("version")
     assert known is not None
-    return Text(en=f"vllm-ascend {known.value}", zh=f"vllm-ascend {known.value}")
+    named = _AT_VERSION.get(known.value)
+    if named is None:
+        if len(_AT_VERSION) > 64:
+            _AT_VERSION.clear()
+        named = _AT_VERSION[known.value] = Text(en=f"vllm-ascend {known.value}", zh=f"vllm-ascend {known.value}")
+    return named
+
+
+_AT_VERSION: dict[str, Text] = {}
+"""``at_version``'s Text by release (a Text is frozen): a command's rules name its release a dozen times."""
 
 
 def paired_vllm(scope: Scope, tag: str | None = None) -> str:
