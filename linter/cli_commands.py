@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from qlint.linter.reporters import ZH_LEVELS
 from qlint.linter.cli_args import LANGS, config_cache, default_lang, fail, overrides, selection_options
 from qlint.linter.cli_inputs import read
 from qlint.linter.config import KEYS, Effective
@@ -70,7 +71,7 @@ def rules_command(selectors, output_format, lang):
         ], indent=2, ensure_ascii=False))
         return
     for meta in rules:
-        severity = {"error": "错误", "warning": "警告", "info": "提示"}[meta.severity] if lang == "zh" else meta.severity
+        severity = ZH_LEVELS[meta.severity] if lang == "zh" else meta.severity
         width = 8 - (len(severity) if lang == "zh" else 0)  # a Chinese character takes two columns
         click.echo(f"{meta.id}  {meta.name:<40} {severity:<{width}} {','.join(meta.groups):<27} {getattr(meta.title, lang)}")
 
@@ -99,7 +100,7 @@ def explain_command(rule, log_path, script_path, output_format, lang):
     heading = {"en": ("What it checks", "Why", "Example", "Use instead", "Fix safety", "Sources", "FAQ"),
                "zh": ("检查内容", "原因", "示例", "推荐写法", "修复安全性", "来源", "常见问题")}[lang]
     colon = "：" if lang == "zh" else ": "
-    severity = {"error": "错误", "warning": "警告", "info": "提示"}[meta.severity] if lang == "zh" else meta.severity
+    severity = ZH_LEVELS[meta.severity] if lang == "zh" else meta.severity
     click.echo(f"{meta.id} {meta.name} ({severity})")
     click.echo(f"\n{heading[0]}{colon}{getattr(meta.title, lang)}")
     click.echo(f"\n{heading[1]}{colon}{getattr(meta.why, lang)}")

@@ -230,7 +230,7 @@ RAY_HEAD = "ray start --head (a Ray head node)"
 RAY_WORKER = "ray start --address (a Ray worker node: the engine runs on the head)"
 
 
-def _found(plan: LaunchPlan, document, data: bytes = b"x") -> str:
+def _found(plan: LaunchPlan, document, data: bytes) -> str:
     """What the file runs when it runs no engine (``""`` when it has a serve command)."""
     if plan.serve_commands():
         return ""

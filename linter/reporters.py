@@ -125,7 +125,8 @@ def input_error_dict(notice) -> dict:
 
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
-_ZH_LEVELS = {"error": "错误", "warning": "警告", "info": "提示"}  # as the zh summary line counts them
+ZH_LEVELS = {"error": "错误", "warning": "警告", "info": "提示"}
+"""Severity words in Chinese (the text report, qlint rules, qlint explain; the zh summary counts them so)."""
 _RESET = "\033[0m"
 
 
@@ -149,7 +150,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
                                                   item[0].span.column, item[0].rule.id))
         for finding, reason in shown_findings:
             level = finding.level
-            word = _ZH_LEVELS[level] if zh else level
+            word = ZH_LEVELS[level] if zh else level
             shown = f"{_COLORS[level]}{word}{_RESET}" if color else word
             note = (f"（已屏蔽：{reason}）" if zh else f" (suppressed: {reason})") if reason else ""
             lines.append(
