@@ -6,12 +6,16 @@ regular expressions compiled at import that only its pure-Python fallbacks use. 
 are what json itself runs for these calls; this module sets them up with json's defaults and hands anything
 else to json (imported then): an error of any kind (json raises it, with its message), bytes, a byte order
 mark, an ``indent`` or any other option. So every value, text and error is json's own
-(``tests/test_jsonfast.py`` compares them).
+(``tests/test_jsonfast.py`` compares them). An interpreter built without ``_json`` gets json's own
+functions instead (json then runs its pure-Python code, as it would itself).
 """
 
 from __future__ import annotations
 
-import _json
+try:
+    import _json
+except ImportError:  # (no C accelerator in this interpreter: json's pure-Python code, below)
+    _json = None  # type: ignore[assignment]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +24,7 @@ if TYPE_CHECKING:
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
 _BLANKS = " \t\n\r"
 """What json's ``WHITESPACE`` pattern matches around a value (``[ \t\n\r]*``)."""
-scanstring = _json.scanstring
+scanstring = _json.scanstring if _json is not None else None
 """``json.decoder.scanstring`` (the C one json uses)."""
 
 
@@ -64,7 +68,8 @@ class JSONDecoder:
         return json.JSONDecoder(object_hook=self.object_hook)
 
 
-_DECODER = JSONDecoder()
+if _json is not None:
+    _DECODER = JSONDecoder()
 
 
 def loads(s: Any) -> Any:
@@ -113,3 +118,8 @@ def __getattr__(name: str) -> Any:
 
         return json.JSONDecodeError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if _json is None:  # json's own (pure-Python) functions, with the same names and behaviour
+    from json import JSONDecoder, dumps, loads  # noqa: F811
+    from json.decoder import scanstring  # type: ignore[attr-defined,no-redef]  # noqa: F811

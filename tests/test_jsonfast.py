@@ -106,3 +106,23 @@ def test_json_decode_error_is_json_s():
         jsonfast.loads('{"a": }')
     assert type(error.value) is json.JSONDecodeError and error.value.pos == 6
     assert jsonfast.scanstring('"a\\u00e9" rest', 1) == json.decoder.scanstring('"a\\u00e9" rest', 1)  # type: ignore[attr-defined]
+
+
+def test_an_interpreter_without_the_c_accelerator_gets_jsons_own_functions(monkeypatch):
+    """Where ``_json`` cannot be imported, jsonfast still imports and gives json's values and errors."""
+    import importlib.util
+    import sys
+
+    monkeypatch.setitem(sys.modules, "_json", None)  # (import _json raises ImportError)
+    for name in ("json", "json.decoder", "json.scanner", "json.encoder"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    spec = importlib.util.spec_from_file_location("jsonfast_without_c", jsonfast.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module._json is None
+    assert module.loads('{"a": [1, 2.5, null]}') == {"a": [1, 2.5, None]}
+    assert module.dumps({"b": "é"}, sort_keys=True) == '{"b": "\\u00e9"}'
+    assert module.JSONDecoder().raw_decode('[1] x') == ([1], 3)
+    assert module.scanstring('ab"', 0) == ("ab", 3)  # (the index after the closing quote)
+    with pytest.raises(ValueError, match="Expecting value"):
+        module.loads("[")
