@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
 _BLANKS = " \t\n\r"
 """What json's ``WHITESPACE`` pattern matches around a value (``[ \t\n\r]*``)."""
-scanstring = _json.scanstring if _json is not None else None
-"""``json.decoder.scanstring`` (the C one json uses)."""
 
 
 class _Settings:
@@ -66,10 +64,6 @@ class JSONDecoder:
         import json
 
         return json.JSONDecoder(object_hook=self.object_hook)
-
-
-if _json is not None:
-    _DECODER = JSONDecoder()
 
 
 def loads(s: Any) -> Any:
@@ -120,6 +114,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-if _json is None:  # json's own (pure-Python) functions, with the same names and behaviour
+if _json is not None:
+    scanstring = _json.scanstring
+    """``json.decoder.scanstring`` (the C one json uses)."""
+    _DECODER = JSONDecoder()
+else:  # json's own (pure-Python) functions, with the same names and behaviour
     from json import JSONDecoder, dumps, loads  # noqa: F811
     from json.decoder import scanstring  # type: ignore[attr-defined,no-redef]  # noqa: F811
