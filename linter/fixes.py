@@ -98,7 +98,10 @@ def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit]]:
 
 
 def _widen_removal(text: str, begin: int, end: int) -> tuple[int, int]:
-    """Grow a deletion to its whole line when only blanks and a continuation remain."""
+    """Grow a deletion to its whole line when only blanks and a continuation remain (a deletion of carriage
+    returns only, a line ending made LF, stays exact)."""
+    if begin < end and text[begin:end].strip("\r") == "":
+        return begin, end
     line_start = text.rfind("\n", 0, begin) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end

@@ -720,6 +720,7 @@ def build_plan(kb: KnowledgeBase, parsed: ParsedScript) -> LaunchPlan:
     code_lines += [span.line for span in parsed.unsets.values()]
     plan.first_code_line = min(code_lines) if code_lines else None
     plan.dangling_continuations = dangling_continuations(source, parsed.text)
+    plan.crlf_endings = crlf_endings(source, parsed.text)
     plan.unterminated_heredocs = list(parsed.unterminated_heredocs)
     merged: list[Span] = []
     for span in sorted(parsed.glued_redirects, key=lambda s: (s.line, s.column)):
@@ -768,6 +769,18 @@ def continuations(data: bytes) -> list[tuple[int, int]]:
             index = data.find(ending, index + 2)
     if len(found) > 1:
         found.sort()
+    return found
+
+
+def crlf_endings(source: SourceText, text: bytes | None = None) -> list[tuple[Span, bool]]:
+    """The carriage return of each line that ends in ``\\r\\n``, in order, and whether a backslash stands
+    before it (a line continuation as the author meant it, which bash does not read as one)."""
+    data = source.data if text is None else text
+    found: list[tuple[Span, bool]] = []
+    index = data.find(b"\r\n")
+    while index >= 0:
+        found.append((source.span(index, index + 1), index > 0 and data[index - 1] == 0x5C))
+        index = data.find(b"\r\n", index + 2)
     return found
 
 

@@ -311,6 +311,8 @@ class LaunchPlan(metaclass=SlottedRecord):
     span and text of the first ``#!`` (or ``#/``) line found and the line it is on.
     ``dangling_continuations`` are spans of a trailing backslash followed by a
     blank line or end of file (the next non-blank line would be joined).
+    ``crlf_endings`` are the carriage returns of lines ending in ``\\r\\n``, each with whether a
+    backslash stands before it.
     ``glued_redirects`` are ``<x>``-style placeholders inside a word that bash
     reads as redirections (text, span).
     """
@@ -322,6 +324,7 @@ class LaunchPlan(metaclass=SlottedRecord):
     shebang: tuple[str, Span] | None = None
     first_code_line: int | None = None
     dangling_continuations: list[Span] = field(default_factory=list)
+    crlf_endings: list[tuple[Span, bool]] = field(default_factory=list)  # each CR of a CRLF line end; after a backslash?
     unterminated_heredocs: list[Span] = field(default_factory=list)  # heredoc starts closed only by the end of file
     glued_redirects: list[tuple[str, Span]] = field(default_factory=list)
     unsets: dict[str, Span] = field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""Script-level hygiene: shebang placement, dangling line continuations, unterminated heredocs.
+"""Script-level hygiene: shebang placement, dangling line continuations, unterminated heredocs,
+Windows (CRLF) line endings.
 
 Sources: the Qwen3.5-397B-A17B tutorial (its run_d0.sh/run_d1.sh put ``#!/bin/bash`` after
 three ``unset`` lines, an earlier revision's proxy.sh writes ``#/bin/bash``, and its single-node
@@ -101,6 +102,71 @@ HEREDOC = RuleMeta(
         ),
     ),
 )
+
+
+CRLF = RuleMeta(
+    id="QL111",
+    name="crlf-line-endings",
+    groups=("script",),
+    severity="error",
+    scope="script",
+    fix="safe",
+    title=Text(en="The script has Windows (CRLF) line endings", zh="脚本使用了 Windows（CRLF）换行符"),
+    why=Text(
+        en="bash ends a line at the line feed only. A script saved with CRLF endings keeps a carriage return "
+        "at the end of every line: the last word of each line carries it ('--port 8000' passes '8000\\r', "
+        "'export X=1' sets '1\\r'), and a backslash at the end of a line escapes that carriage return "
+        "instead of continuing the command, so vllm serve starts without the options on the lines below "
+        "and each of those lines runs as a command of its own. Save the file with LF endings "
+        "(dos2unix, or the editor's line-ending setting).",
+        zh="bash 只以换行符（LF）作为行尾。以 CRLF 保存的脚本每行末尾都多出一个回车符：每行最后一个词都带着它"
+        "（'--port 8000' 传入的是 '8000\\r'，'export X=1' 设置的是 '1\\r'）；行末的反斜杠转义的是这个回车符，"
+        "而不是把命令延续到下一行，于是 vllm serve 启动时缺少下面各行的参数，而那些行各自被当作独立的命令执行。"
+        "请以 LF 换行符保存文件（dos2unix，或编辑器的换行符设置）。",
+    ),
+    sources=(
+        "https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_01",
+        "https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_03",
+    ),
+    examples=(
+        Example(
+            bad="vllm serve Qwen/Qwen3.6-27B \\\r\n  --port 8000\r\n",
+            good="vllm serve Qwen/Qwen3.6-27B \\\n  --port 8000\n",
+            fixed="vllm serve Qwen/Qwen3.6-27B \\\n  --port 8000\n",
+        ),
+    ),
+)
+
+
+@check(CRLF, when=("plan:crlf_endings",))
+def crlf_line_endings(scope: Scope):
+    plan = scope.plan
+    if plan.kind != "shell":  # a guide's or manifest's commands are pasted or passed as words, not read by bash
+        return
+    endings = plan.crlf_endings
+    continued = [span for span, after_backslash in endings if after_backslash]
+    count = len(endings)
+    if continued:
+        span = Span(continued[0].line, continued[0].column - 1, continued[0].line, continued[0].column)
+        more = len(continued) - 1
+        en = ("this backslash escapes a carriage return (the line ends in CRLF), not the line end: bash ends "
+              "the command here and runs the next line as a command of its own")
+        zh = "该反斜杠转义的是回车符（此行以 CRLF 结尾），而不是行尾：bash 在这里结束命令，并把下一行当作独立的命令执行"
+        if more:
+            en += f"; {more} more line(s) end the same way"
+            zh += f"；另有 {more} 行同样如此"
+    else:
+        span = endings[0][0]
+        en = (f"{count} line(s) end in CRLF (Windows line endings): bash keeps the carriage return in the last "
+              "word of each line, so values such as '8000' arrive as '8000\\r'")
+        zh = f"有 {count} 行以 CRLF（Windows 换行符）结尾：bash 会把回车符留在每行最后一个词中，例如 '8000' 变成 '8000\\r'"
+    yield Finding(
+        CRLF,
+        Text(en=en, zh=zh),
+        span,
+        Fix(Text(en=f"convert the {count} CRLF line ending(s) to LF", zh=f"把 {count} 处 CRLF 换行符改为 LF"),
+            [edit for cr, _ in endings for edit in kit.replace(cr, "")]),
+    )
 
 
 @check(HEREDOC, when=("plan:unterminated_heredocs",))

@@ -167,6 +167,23 @@ def test_crlf_findings_point_at_the_right_place(tmp_path):
     assert f"{path}:4:48: error QL206" in result.output
 
 
+def test_crlf_script_is_reported_once_and_fixed_to_lf_but_guides_are_not(tmp_path):
+    """bash does not read ``\\`` + CR as a continuation (QL111); ``--fix`` makes every ending LF and
+    nothing else changes; a guide's or manifest's commands are not read by bash, so no QL111 there."""
+    lf = (b"#!/bin/bash\nexport HCCL_BUFFSIZE=512\n\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 \\\n"
+          b"  --quantization ascend --port 8000\n")
+    script = tmp_path / "run.sh"
+    script.write_bytes(lf.replace(b"\n", b"\r\n"))
+    result = run([str(script), "--select", "QL111", "--vllm-ascend-version", "v0.23.0"])
+    assert result.exit_code == 1
+    assert result.output.count("QL111") == 1 and f"{script}:4:38: error QL111" in result.output
+    fixed = run([str(script), "--select", "QL111", "--fix", "--vllm-ascend-version", "v0.23.0"])
+    assert fixed.exit_code == 0 and script.read_bytes() == lf
+    guide = tmp_path / "guide.md"
+    guide.write_bytes(b"```bash\r\nvllm serve Eco-Tech/Qwen3.6-27B-w8a8 \\\r\n  --port 8000\r\n```\r\n")
+    assert "QL111" not in run([str(guide), "--select", "QL111"]).output
+
+
 def test_nested_substitutions_stay_symbolic_at_any_depth():
     for depth in (1, 10, 100, 1000):
         text = "vllm serve Eco-Tech/Qwen3.6-27B-w8a8 --tensor-parallel-size " + "$(echo " * depth + "3" + ")" * depth + "\n"
