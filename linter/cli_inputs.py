@@ -21,6 +21,7 @@ from qlint.linter.source import MAX_BYTES
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path  # imported by walk(): a run over named files does not load it
+    from typing import BinaryIO
 
 SHELL_SUFFIXES = (".sh", ".bash")
 SHELLS = frozenset({"sh", "bash", "dash", "ksh", "zsh", "ash", "busybox"})
@@ -117,7 +118,7 @@ def is_launch_file(path: Path) -> bool:
         return False
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+            data = read_bounded(handle)
     except OSError:
         return False
     if len(data) > MAX_BYTES or not any(marker in data for marker in ENGINE_MARKERS):
@@ -183,6 +184,21 @@ def read(path: str) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the stat cannot block
     descriptor = os.open(path, flags)
     with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        opened = os.fstat(handle.fileno())
+        if not stat.S_ISREG(opened.st_mode):
             raise UnreadableInput("not a regular file; qlint reads regular files only")
-        return handle.read(MAX_BYTES + 1)
+        return read_bounded(handle, opened.st_size)
+
+
+def read_bounded(handle: BinaryIO, size: int | None = None) -> bytes:
+    """The rest of an open regular file, at most ``MAX_BYTES + 1`` bytes: asked for its size plus one (then
+    for more, should it have grown since), not for ``MAX_BYTES + 1`` at once, which has Python allocate a
+    5 MiB buffer per file and shrink it (~0.03 ms a file in a batch, six times the reading). ``size``: the
+    file's size when the caller has it (else it is asked); the handle is at the file's start."""
+    if size is None:
+        size = os.fstat(handle.fileno()).st_size
+    want = min(size, MAX_BYTES) + 1
+    data = handle.read(want)
+    if len(data) == want and want <= MAX_BYTES:  # it grew: read on up to the bound
+        data += handle.read(MAX_BYTES + 1 - want)
+    return data

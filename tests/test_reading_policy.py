@@ -131,6 +131,24 @@ def test_read_returns_at_most_one_byte_over_the_limit(tmp_path):
     assert len(read(str(big))) == MAX_BYTES + 1
 
 
+def test_a_file_that_grew_after_its_size_was_taken_is_read_whole_up_to_the_limit(tmp_path):
+    from qlint.linter.cli_inputs import read_bounded
+    from qlint.linter.source import MAX_BYTES
+
+    grown = tmp_path / "grown.sh"
+    grown.write_bytes(b"echo hi\n" * 1000)
+    with grown.open("rb") as handle:
+        assert read_bounded(handle, size=10) == grown.read_bytes()  # told 10 bytes: reads on to the end
+    with grown.open("rb") as handle:
+        assert read_bounded(handle) == grown.read_bytes()
+    grown.write_bytes(b"#" * (MAX_BYTES + 50))
+    with grown.open("rb") as handle:
+        assert len(read_bounded(handle, size=10)) == MAX_BYTES + 1
+    empty = tmp_path / "empty.sh"
+    empty.write_bytes(b"")
+    assert read(str(empty)) == b""
+
+
 def test_json_reports_input_errors_in_its_own_shape(tmp_path):
     good = tmp_path / "ok.sh"
     good.write_text(FAULTY)
