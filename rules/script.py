@@ -141,9 +141,9 @@ CRLF = RuleMeta(
 @check(CRLF, when=("plan:crlf_endings",))
 def crlf_line_endings(scope: Scope):
     plan = scope.plan
-    if plan.kind != "shell":  # a guide's or manifest's commands are pasted or passed as words, not read by bash
-        return
     endings = plan.crlf_endings
+    if plan.kind != "shell" or not endings:  # a guide's or manifest's commands are pasted or passed as words,
+        return  # not read by bash; no CRLF ending (its trigger fails: the rule runs all the same with QLINT_RULES=all)
     continued = [span for span, after_backslash in endings if after_backslash]
     count = len(endings)
     if continued:

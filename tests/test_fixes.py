@@ -121,11 +121,13 @@ MULTI_LINE = (
 )
 
 
-def _fixed_with_real_rules(text: str, crlf: bool = False) -> str:
-    from qlint.linter.lint import lint_bytes
+def _fixed_with_real_rules(text: str, crlf: bool = False, without: frozenset[str] = frozenset()) -> str:
+    from qlint.linter.lint import Policy, lint_bytes
+    from qlint.rules.graph import default_graph
 
     data = text.replace("\n", "\r\n").encode() if crlf else text.encode()
-    outcome = fix_bytes("run.sh", data, lambda raw: lint_bytes("run.sh", raw))
+    policy = Policy(enabled=frozenset(default_graph().rule_ids()) - without) if without else None
+    outcome = fix_bytes("run.sh", data, lambda raw: lint_bytes("run.sh", raw, policy=policy))
     assert outcome.data is not None
     return outcome.data.decode()
 
@@ -144,5 +146,11 @@ def test_an_added_option_gets_a_continuation_line_of_its_own_in_a_one_option_per
 
 
 def test_an_added_option_line_keeps_crlf_line_endings():
-    fixed = _fixed_with_real_rules(MULTI_LINE, crlf=True)
+    # QL111's safe fix makes CRLF endings LF (below); without it, an added option line keeps the file's endings
+    fixed = _fixed_with_real_rules(MULTI_LINE, crlf=True, without=frozenset({"QL111"}))
     assert "\t--quantization ascend \\\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")
+
+
+def test_with_every_rule_a_crlf_script_is_fixed_to_lf_endings_and_gets_its_option():
+    fixed = _fixed_with_real_rules(MULTI_LINE, crlf=True)
+    assert "\r" not in fixed and "\t--quantization ascend \\\n" in fixed
