@@ -66,6 +66,20 @@ def test_release_tag_never_raises_anything_else(text):
         pass
 
 
+@given(st.one_of(st.text(alphabet="vV0123456789.rcRCpostPOST-a3\u0663", max_size=16),
+                 st.from_regex(r"[vV]?[0-9]{1,3}(\.[0-9]{1,2}){1,4}([rR][cC][0-9]{0,2}|\.[pP]ost[0-9]{0,2})?", fullmatch=True)))
+def test_plain_tags_read_without_the_pattern_as_the_pattern_reads_them(text):
+    from qlint.knowledge.base import _RELEASE_TEXT, _plain_tag
+
+    stripped = text.strip()
+    match = re.match(_RELEASE_TEXT, stripped, re.IGNORECASE)
+    expected = "v" + match.group("number").lower() if match is not None and not match.group("suffix") else None
+    found = _plain_tag(stripped)
+    assert found is None or found == expected
+    if stripped.isascii() and expected is not None:
+        assert found == expected  # every ASCII tag without a suffix is read without the pattern
+
+
 @given(st.from_regex(r"v?[0-9]{1,2}\.[0-9]{1,2}\.[0-9]{1,2}(rc[0-9])?(-a3|-310p)?", fullmatch=True))
 def test_any_release_resolves_to_a_known_one(kb, text):
     tag, note = kb.resolve_release(text)
