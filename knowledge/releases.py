@@ -145,6 +145,9 @@ class ReleaseFacts:
     validations: list[dict]
     unread: tuple[str, ...]
     long_names: tuple[str, ...] = ()
+    key_tables: Any = field(default=None, repr=False, compare=False)
+    """The sub-configs' key tables as the layout holds them, made when it was written (``_KeyTables``), or
+    None: ``key_table`` answers None and the rules build them from ``sub_configs``."""
 
     @property
     def exact(self) -> bool:
@@ -189,6 +192,14 @@ class ReleaseFacts:
 
     def option(self, name: str) -> Option | None:
         return self.options.get(name)
+
+    def key_table(self, option: str) -> list[Any] | None:
+        """The key table of sub-config ``option`` made when the layout was written: ``[closed, source,
+        closed_source, typed, class, rows]`` with the ``key_rows`` of its keys less those ``rejected_fields``
+        finds in the validations of its class; None when the layout holds none for it (then it is built from
+        ``sub_configs``: what ``key_rows`` makes of them is the same)."""
+        tables = self.key_tables
+        return tables.get(option) if tables is not None else None
 
     def validations_of(self, cls: str) -> list[dict]:
         """The startup validations of config class ``cls`` (vLLM's, then vllm-ascend's)."""
@@ -381,12 +392,110 @@ def _long_names(spellings: dict[str, str]) -> tuple[str, ...]:
     return tuple(sorted(name for name in spellings if name.startswith("--")))
 
 
+# -- sub-config key tables: what the option rules read of a JSON sub-config (QL105, QL106) ----------------
+
+_SET_AT_ALL = r"^self\.(\w+) is not None$"
+"""A condition true for any value of a field: read by :func:`set_at_all` (a test checks they agree)."""
+
+
+def set_at_all(condition: str) -> str | None:
+    """The field of ``re.match(_SET_AT_ALL, condition)``, told with string operations, or None."""
+    if condition.endswith("\n"):
+        condition = condition[:-1]  # ``$`` also matches before a final newline
+    if not condition.startswith("self.") or not condition.endswith(" is not None"):
+        return None
+    name = condition[5:-12]
+    return name if name and name.replace("_", "a").isalnum() else None  # \w+
+
+
+def rejected_fields(validations: Any) -> set[str]:
+    """Fields whose every value a startup check of ``validations`` (records of one config class) refuses,
+    e.g. SpeculativeConfig's ``if self.tensor_parallel_size is not None: raise ValueError("... is not a
+    valid argument ...")``."""
+    found = set()
+    for record in validations:
+        if "not a valid" not in record.get("message", ""):
+            continue
+        name = set_at_all(record.get("condition") or "")
+        if name:
+            found.add(name)
+    return found
+
+
+_KEY_TYPES = ("int", "float", "str", "bool", "dict", "list")
+
+
+def key_rows(keys: dict[str, Key], rejected: set[str]) -> list[list[Any]]:
+    """A sub-config's keys (``SubConfig.keys``) as the option rules read them, nested ones dotted
+    (``pass_config.fuse_norm_quant``) after their parent, each ``[key, type, choices, enum, range, source,
+    upper, range_sources]`` (``qlint.rules.kit.options.KeySpec``); a key in ``rejected`` is left out with
+    what it nests (any value of it is a startup error: as good as unknown)."""
+    rows: list[list[Any]] = []
+
+    def walk(table: dict[str, Key], prefix: str) -> None:
+        for key, fact in table.items():
+            dotted = prefix + key
+            if dotted in rejected:
+                continue
+            kind = fact.type if fact.type in _KEY_TYPES else "any"
+            if fact.keys:
+                kind = "dict"
+            elif fact.type == "dict" or (fact.type == "any" and not fact.choices):
+                kind = "any" if fact.type == "any" else "dict"
+            # an enum read by name (CompilationConfig.validate_cudagraph_mode_before: CUDAGraphMode[value.upper()])
+            upper = bool(fact.enum and getattr(fact, "enum_by_name", False))
+            choices = list(fact.choices) if fact.choices or not upper else list(fact.enum)
+            rows.append([dotted, kind, choices, list(fact.enum), dict(fact.range), fact.source, upper,
+                         list(fact.range_sources)])
+            if fact.keys:
+                walk(fact.keys, dotted + ".")
+
+    walk(keys, "")
+    return rows
+
+
+def _key_tables(sub_configs: list[Any], validations: list[Any]) -> dict[str, list[Any]]:
+    """The key table of each sub-config of a vLLM data file (see ``ReleaseFacts.key_table``), with the keys
+    its own validations reject left out; a sub-config given twice is the last one, as in ``_build``."""
+    records = {record["option"]: record for record in sub_configs}
+    tables = {}
+    for option, record in records.items():
+        keys = {item["key"]: _key(item) for item in record["keys"]}
+        cls = record["class"]
+        rejected = rejected_fields(v for v in validations if isinstance(v, dict) and v.get("class") == cls)
+        tables[option] = [record["closed"], record["source"], record["closed_source"], record.get("typed", True),
+                          cls, key_rows(keys, rejected)]
+    return tables
+
+
+class _KeyTables:
+    """The key tables a vLLM layout holds (``layout_of``), each decoded when asked for; None for one the
+    release's vllm-ascend data also has startup checks of (they may reject more keys: then the table is
+    built from the records, as without a layout)."""
+
+    __slots__ = ("_tail", "_spans", "_ascend", "_ascend_classes")
+
+    def __init__(self, tail: bytes, spans: dict[str, list[int]], ascend: dict[str, Any]) -> None:
+        self._tail, self._spans, self._ascend = tail, spans, ascend
+        self._ascend_classes: set[Any] | None = None
+
+    def get(self, option: str) -> list[Any] | None:
+        span = self._spans.get(option)
+        if span is None:
+            return None
+        table = read_json(self._tail[span[0]:span[1]])
+        classes = self._ascend_classes
+        if classes is None:
+            classes = self._ascend_classes = set(_split(self._ascend["labels"]))
+        return None if table[4] in classes else table
+
+
 # -- layouts: where each record of a release data file sits, so a run decodes only what it reads --------
 
 LAYOUT_DIR = "layout"
 """``knowledge/data/layout/<vllm|ascend>-<name>.json``: the layout of each release data file, written by
 ``python -m qlint.knowledge.compiled`` with the compiled knowledge (a test checks they are current)."""
-LAYOUT_FORMAT = 2
+LAYOUT_FORMAT = 3
 _LAID_OUT = {"options": "name", "sub_configs": "option", "validations": "class", "additional_config.keys": "key"}
 """The lists whose records a layout places one by one, and the field that names each record."""
 
@@ -450,7 +559,9 @@ def layout_of(data: bytes) -> dict[str, Any]:
     laid_out: dict[str, dict[str, Any]] = {}
     layout: dict[str, Any] = {"format": LAYOUT_FORMAT, "stamp": [len(data), crc32(data)], "values": values,
                               "records": laid_out}
+    whole: dict[str, Any] = {}
     for key, value, begin, end in items(start, "}", True):
+        whole[key] = value
         values[key] = [at(begin), at(end)]
         if key in _LAID_OUT and isinstance(value, list):
             laid_out[key] = records(begin, _LAID_OUT[key])
@@ -467,7 +578,24 @@ def layout_of(data: bytes) -> dict[str, Any]:
             spellings = _spellings(names.items())
             layout.update(spellings=_joined(list(spellings)), long_names=_joined(list(_long_names(spellings))),
                           spelled={spelling: name for spelling, name in spellings.items() if spelling != name})
+    if isinstance(whole.get("sub_configs"), list) and isinstance(whole.get("validations"), list):
+        layout["key_tables"] = _key_tables(whole["sub_configs"], whole["validations"])
     return layout
+
+
+def _layout_bytes(layout: dict[str, Any]) -> bytes:
+    """A layout file: the layout as one JSON line, ``key_tables`` in it replaced by where each table is on
+    the lines after it (byte offsets from the start of the second line), each table one JSON line."""
+    head = dict(layout)
+    tables = head.pop("key_tables", None)
+    tail = b""
+    if tables is not None:
+        spans = head["key_tables"] = {}
+        for option, table in tables.items():
+            text = json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
+            spans[option] = [len(tail), len(tail) + len(text)]
+            tail += text + b"\n"
+    return json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" + tail
 
 
 def _joined(names: list[Any]) -> str | list[Any]:
@@ -504,8 +632,7 @@ def layouts() -> dict[str, bytes]:
         for name in sorted(os.listdir(os.path.join(_DATA_DIR, folder))):
             if name.endswith(".json"):
                 relative = f"{folder}/{name}"
-                body = layout_of(_read_json(relative)[0])
-                out[_layout_name(relative)] = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                out[_layout_name(relative)] = _layout_bytes(layout_of(_read_json(relative)[0]))
     return out
 
 
@@ -522,14 +649,17 @@ def write_layouts(folder: str) -> list[str]:
 
 
 def _layout(relative: str, data: bytes, crc: int) -> dict[str, Any] | None:
-    """The shipped layout of data file ``relative`` when it was made from these very bytes, else None."""
+    """The shipped layout of data file ``relative`` when it was made from these very bytes, else None; the
+    lines after its first (the key tables, see ``_layout_bytes``) are its ``tail``."""
     try:
         with open(os.path.join(_DATA_DIR, _layout_name(relative)), "rb") as handle:
-            body = read_json(handle.read())
+            head, _, tail = handle.read().partition(b"\n")
+        body = read_json(head)
     except (OSError, ValueError):
         return None
     if not isinstance(body, dict) or body.get("format") != LAYOUT_FORMAT or body.get("stamp") != [len(data), crc]:
         return None
+    body["tail"] = tail
     return body
 
 
@@ -711,6 +841,10 @@ def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_la
     def env(record: dict) -> dict:
         return record
 
+    spans = vllm_layout.get("key_tables")
+    key_tables = _KeyTables(vllm_layout["tail"], spans, ascend_records["validations"]) \
+        if isinstance(spans, dict) else None
+
     return ReleaseFacts(
         requested=requested, release=release, vllm=value(vllm_bytes, vllm_values, "version"),
         vllm_paired=value(ascend_bytes, ascend_values, "vllm"),
@@ -723,7 +857,7 @@ def _build_laid_out(requested: str, release: str, ascend_bytes: bytes, ascend_la
         validations=_Records([(vllm_bytes, vllm_records["validations"]),  # type: ignore[arg-type]
                               (ascend_bytes, ascend_records["validations"])]),
         unread=tuple(value(vllm_bytes, vllm_values, "unread")) + tuple(value(ascend_bytes, ascend_values, "unread")),
-        long_names=tuple(_split(vllm_layout["long_names"])),
+        long_names=tuple(_split(vllm_layout["long_names"])), key_tables=key_tables,
     )
 
 

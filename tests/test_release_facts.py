@@ -410,6 +410,60 @@ def test_facts_read_through_the_layouts_are_those_of_the_whole_files(release):
     assert lazy == eager
 
 
+def _key_specs(spec):
+    keys = [{name: getattr(key, name) for name in type(key).__slots__} for key in spec.keys]
+    return (spec.flag, spec.closed, spec.source, spec.sources, spec.typed, spec.release.release, keys)
+
+
+@pytest.mark.parametrize("release", known_releases())
+def test_key_tables_written_with_the_layouts_are_those_built_from_the_records(release):
+    """Each sub-config's key table the layout holds gives the option rules what they build from the release's
+    records without it (keys, types, choices, ranges, sources, the keys a startup check rejects left out)."""
+    from qlint.knowledge import releases
+    from qlint.rules.kit import options
+
+    lazy, eager = releases._release_facts(release), _eager(release)
+    assert lazy.key_tables is not None and eager.key_tables is None
+    names = list(eager.sub_configs)
+    assert names and "--speculative-config" in names and "--compilation-config" in names
+    held = 0
+    for name in [*names, "--no-such-config", "--model"]:
+        built, read = options._build_sub_config(eager, name), options._build_sub_config(lazy, name)
+        assert (built is None) == (name not in names) and (read is None) == (built is None), name
+        if built is not None:
+            assert _key_specs(read) == _key_specs(built), name
+            held += lazy.key_table(name) is not None
+    assert held >= len(names) - 2  # (a class vllm-ascend checks too is built from the records)
+
+
+def test_a_key_table_is_built_from_the_records_when_vllm_ascend_checks_its_class_too():
+    from qlint.knowledge import releases
+
+    lazy = releases._release_facts("v0.23.0")
+    table = lazy.key_tables
+    assert lazy.key_table("--speculative-config")[4] == "SpeculativeConfig"
+    table._ascend_classes = {"SpeculativeConfig"}
+    try:
+        assert lazy.key_table("--speculative-config") is None and lazy.key_table("--compilation-config") is not None
+    finally:
+        table._ascend_classes = None
+
+
+def test_key_rows_leave_out_rejected_keys_with_what_they_nest():
+    from qlint.knowledge import releases
+
+    keys = {item["key"]: releases._key(item) for item in [
+        {"key": "a", "type": "int", "source": "s", "range": {"gt": 0, "le": None}, "range_sources": ["r"]},
+        {"key": "b", "type": "dict", "source": "s", "keys": [{"key": "c", "type": "bool", "source": "t"}]},
+        {"key": "m", "type": "any", "source": "s", "enum": ["X", "Y"], "enum_by_name": True},
+        {"key": "d", "type": "dict", "source": "s", "keys": [{"key": "e", "type": "str", "source": "t"}]}]}
+    assert releases.key_rows(keys, {"d"}) == [
+        ["a", "int", [], [], {"gt": 0}, "s", False, ["r"]], ["b", "dict", [], [], {}, "s", False, []],
+        ["b.c", "bool", [], [], {}, "t", False, []], ["m", "any", ["X", "Y"], ["X", "Y"], {}, "s", True, []]]
+    assert releases.rejected_fields([{"message": "x is not a valid argument", "condition": "self.d is not None"},
+                                     {"message": "bad", "condition": "self.a is not None"}]) == {"d"}
+
+
 def test_a_layout_of_other_bytes_is_not_used(monkeypatch):
     from qlint.knowledge import releases
 

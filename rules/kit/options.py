@@ -12,7 +12,8 @@ import re
 
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.releases import Option as OptionFact
-from qlint.knowledge.releases import ReleaseFacts, facts_for, release_index
+from qlint.knowledge.releases import (_SET_AT_ALL, ReleaseFacts, facts_for, key_rows,  # noqa: F401  (_SET_AT_ALL,
+                                      rejected_fields, release_index, set_at_all)  # set_at_all: the kit's names)
 from qlint.rules.graph import Scope
 from qlint.rules.plan import Option
 
@@ -171,24 +172,16 @@ def is_main(release: ReleaseFacts) -> bool:
 
 
 class KeySpec:
-    """A sub-config key as QL105/QL106 read it (the shape of the hand-kept SubConfigKey records)."""
+    """A sub-config key as QL105/QL106 read it (the shape of the hand-kept SubConfigKey records), from a row
+    of ``qlint.knowledge.releases.key_rows``."""
 
     __slots__ = ("key", "type", "choices", "enum", "range", "source", "removed_in", "added_in", "upper", "sources")
 
-    def __init__(self, key: str, fact) -> None:
-        self.key = key
-        self.type = fact.type if fact.type in ("int", "float", "str", "bool", "dict", "list") else "any"
-        self.choices = list(fact.choices)
-        self.enum = list(fact.enum)
-        self.range = dict(fact.range)
-        self.source = fact.source
+    def __init__(self, row: list) -> None:
+        self.key, self.type, self.choices, self.enum, self.range, self.source, self.upper, range_sources = row
         self.removed_in = None
         self.added_in = None
-        # an enum read by name (CompilationConfig.validate_cudagraph_mode_before: CUDAGraphMode[value.upper()])
-        self.upper = bool(fact.enum and getattr(fact, "enum_by_name", False))
-        self.sources = (fact.source,) + tuple(fact.range_sources)
-        if self.upper and not self.choices:
-            self.choices = list(fact.enum)
+        self.sources = (self.source, *range_sources)
 
 
 class SubConfigSpec:
@@ -202,31 +195,10 @@ class SubConfigSpec:
         self.sources = (source,) + ((closed_source,) if closed_source and closed_source != source else ())
 
 
-_SET_AT_ALL = r"^self\.(\w+) is not None$"
-"""A condition true for any value of a field: read by :func:`set_at_all` (a test checks they agree)."""
-
-
-def set_at_all(condition: str) -> str | None:
-    """The field of ``re.match(_SET_AT_ALL, condition)``, told with string operations, or None."""
-    if condition.endswith("\n"):
-        condition = condition[:-1]  # ``$`` also matches before a final newline
-    if not condition.startswith("self.") or not condition.endswith(" is not None"):
-        return None
-    name = condition[5:-12]
-    return name if name and name.replace("_", "a").isalnum() else None  # \w+
-
-
 def rejected_keys(release: ReleaseFacts, cls: str) -> set[str]:
     """Fields of ``cls`` whose every value is refused by a startup check, e.g. SpeculativeConfig's
     ``if self.tensor_parallel_size is not None: raise ValueError("... is not a valid argument ...")``."""
-    found = set()
-    for record in release.validations_of(cls):
-        if "not a valid" not in record.get("message", ""):
-            continue
-        name = set_at_all(record.get("condition") or "")
-        if name:
-            found.add(name)
-    return found
+    return rejected_fields(release.validations_of(cls))
 
 
 _MEMO: dict[tuple, tuple[tuple, object]] = {}
@@ -249,26 +221,14 @@ def sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
 
 
 def _build_sub_config(release: ReleaseFacts, name: str) -> SubConfigSpec | None:
+    table = release.key_table(name)  # made when the layout was written
+    if table is not None:
+        closed, source, closed_source, typed, _, rows = table
+        return SubConfigSpec(name, closed, [KeySpec(row) for row in rows], source, release, closed_source, typed)
     sub = release.sub_configs.get(name)
     if sub is None:
         return None
-    keys: list[KeySpec] = []
-    rejected = rejected_keys(release, sub.cls)
-
-    def walk(table, prefix: str) -> None:
-        for key, fact in table.items():
-            dotted = prefix + key
-            if dotted in rejected:
-                continue  # a field that any value makes a startup error: as good as unknown
-            spec = KeySpec(dotted, fact)
-            if fact.keys:
-                spec.type = "dict"
-            elif fact.type == "dict" or (fact.type == "any" and not fact.choices):
-                spec.type = "any" if fact.type == "any" else "dict"
-            keys.append(spec)
-            if fact.keys:
-                walk(fact.keys, dotted + ".")
-    walk(sub.keys, "")
+    keys = [KeySpec(row) for row in key_rows(sub.keys, rejected_keys(release, sub.cls))]
     return SubConfigSpec(name, sub.closed, keys, sub.source, release, sub.closed_source, getattr(sub, "typed", True))
 
 
