@@ -153,6 +153,28 @@ def release_tag(text: str) -> str:
     return "v" + number
 
 
+def defect_affects(entry: Any, tag: str) -> bool:
+    """True when known defect ``entry`` (its ``since``, ``until``, ``fixed_in``) affects release ``tag``."""
+    version = parse_version(tag)
+    if entry.since is not None and version < parse_version(entry.since):
+        return False
+    if entry.until is not None and version > parse_version(entry.until):
+        return False
+    if entry.fixed_in is not None and version >= parse_version(entry.fixed_in):
+        return False
+    return True
+
+
+DEFECT_CONDITION = ("fact", "env", "flag", "op", "value", "than", "blame")
+
+
+def defect_row(entry: Any) -> list[Any]:
+    """What picks the known defects a command hits, of one defect: ``[id, hardware, models, conditions]``, each
+    condition the values of the attributes ``DEFECT_CONDITION`` names, in order (``KnowledgeBase.defect_rows``)."""
+    return [entry.id, list(entry.hardware), list(entry.models),
+            [[getattr(condition, name, None) for name in DEFECT_CONDITION] for condition in entry.when]]
+
+
 def version_in(tag: str, since: str | None = None, until: str | None = None) -> bool:
     """True when ``since <= tag < until`` (either bound may be None)."""
     version = parse_version(tag)
@@ -574,6 +596,30 @@ class KnowledgeBase:
     def defect_index(self) -> dict[str, KnownDefect]:
         return {item.id: item for item in self.defects}
 
+    def defect(self, defect_id: str) -> KnownDefect | None:
+        """The known defect ``defect_id``, read alone from the compiled form while the defects are not decoded."""
+        found = self._keyed("defects", "defect_index", defect_id)
+        return found if found is not None else self.defect_index.get(defect_id)
+
+    def defect_rows(self, tag: str) -> dict[str, list[list[Any]]]:
+        """The known defects that affect release ``tag``, by severity, in file order, each the row
+        ``defect_row`` makes of it: the compiled form's table of the release (``DEFECTS_AT``) while the
+        defects are not decoded, else made from the defects (those a release range keeps decoded alone)."""
+        state = self.__dict__
+        source = state.get("_source")
+        if source is not None and "defects" not in state:
+            try:
+                rows = source.shipped.table(DEFECTS_AT + tag)
+            except Damaged:
+                rows = None  # (a tag without a table: not a release of releases.toml)
+            if isinstance(rows, dict) and all(isinstance(found, list) and all(
+                    isinstance(row, list) and len(row) == 4 for row in found) for found in rows.values()):
+                return rows
+        kept: dict[str, list[list[Any]]] = {}
+        for entry in self.defects_where(lambda head: defect_affects(head, tag)):
+            kept.setdefault(entry.severity, []).append(defect_row(entry))
+        return kept
+
     def defects_where(self, keep: Callable[[Any], bool]) -> list[KnownDefect]:
         """``[entry for entry in self.defects if keep(entry)]``, where ``keep`` reads only the attributes
         ``DEFECT_HEAD`` names: it is given the heads (``defect_heads``), and the defects it keeps are read
@@ -904,6 +950,10 @@ defect, in file order, the values of the attributes ``DEFECT_HEAD`` names."""
 
 DEFECT_HEAD = ("id", "severity", "since", "until", "fixed_in", "hardware")
 
+DEFECTS_AT = "defects_at:"
+"""The compiled form's tables of the known defects that affect each release (``KnowledgeBase.defect_rows``),
+one per tag of releases.toml (``defects_at:v0.23.0``): severity -> the ``defect_row`` of each, in file order."""
+
 
 def _unique(records: list[Record], attribute: str) -> bool:
     return len({getattr(item, attribute) for item in records}) == len(records)
@@ -934,6 +984,12 @@ def _tables(fields: dict[str, list[Record]]) -> dict[str, Any]:
                                   if spelling != spec.name}
     if _unique(fields["defects"], "id"):
         tables[DEFECT_HEADS] = [[getattr(entry, name) for name in DEFECT_HEAD] for entry in fields["defects"]]
+        for release in fields["releases"]:
+            rows: dict[str, list[list[Any]]] = {}
+            for entry in fields["defects"]:
+                if defect_affects(entry, release.tag):  # type: ignore[attr-defined]
+                    rows.setdefault(entry.severity, []).append(defect_row(entry))  # type: ignore[attr-defined]
+            tables[DEFECTS_AT + release.tag] = rows  # type: ignore[attr-defined]
     return tables
 
 

@@ -19,7 +19,7 @@ from qlint import jsonfast as json  # json's own C scanner and encoder, without 
 import re
 from functools import lru_cache
 
-from qlint.knowledge.base import checkpoint_name, parse_version
+from qlint.knowledge.base import DEFECT_CONDITION, checkpoint_name, defect_affects
 from qlint.knowledge.text import Text
 from qlint.rules import kit
 from qlint.rules.base import Edit, Example, FactTrace, Finding, Fix, RuleMeta
@@ -179,15 +179,7 @@ class _Undecided(Exception):
     """A condition's subject is not fixed by the script: the entry is not reported."""
 
 
-def _release_in(entry: Any, tag: str) -> bool:
-    version = parse_version(tag)
-    if entry.since is not None and version < parse_version(entry.since):
-        return False
-    if entry.until is not None and version > parse_version(entry.until):
-        return False
-    if entry.fixed_in is not None and version >= parse_version(entry.fixed_in):
-        return False
-    return True
+_release_in = defect_affects  # whether an entry's release range holds the release
 
 
 def _model_matches(scope: Scope, names: list[str]) -> bool:
@@ -431,54 +423,97 @@ def _fix(serve: Any, entry: Any, target: Any) -> Fix:
     return Fix(entry.workaround, edits)
 
 
-_SEVERITIES: dict[int, tuple[Any, frozenset[str]]] = {}
+_ROWS: dict[tuple[int, str], tuple[Any, dict[str, list]]] = {}
 
 
-def _severities(kb: Any) -> frozenset[str]:
-    """The severities of the known defects, computed once per knowledge base (kept alive with it)."""
-    cached = _SEVERITIES.get(id(kb))
-    if cached is not None and cached[0] is kb:
-        return cached[1]
-    found = frozenset(head.severity for head in kb.defect_heads)
-    if len(_SEVERITIES) > 8:
-        _SEVERITIES.clear()
-    _SEVERITIES[id(kb)] = (kb, found)
-    return found
+def _rows_at(kb: Any, tag: str) -> dict[str, list]:
+    """The rows of the entries that affect release ``tag`` by severity (``KnowledgeBase.defect_rows``: id,
+    hardware, models, conditions), read once per knowledge base and tag (the entry holds its knowledge base)."""
+    key = (id(kb), tag)
+    cached = _ROWS.get(key)
+    if cached is None or cached[0] is not kb:
+        if len(_ROWS) > 512:
+            _ROWS.clear()
+        cached = _ROWS[key] = (kb, kb.defect_rows(tag))
+    return cached[1]
 
 
-_AT_RELEASE: dict[tuple[int, str, str, str | None], tuple[Any, tuple]] = {}
+# What a fact is when the option it is read from is not given (fact -> option, value): a condition on it that
+# this value fails cannot hold for a command without that option (a test checks each against the fact).
+_ABSENT: dict[str, tuple[str, Any]] = {
+    "additional_config": ("--additional-config", {}), "compilation": ("--compilation-config", {}),
+    "speculative": ("--speculative-config", None), "kv_transfer": ("--kv-transfer-config", None),
+    "kv_role": ("--kv-transfer-config", None), "expert_parallel": ("--enable-expert-parallel", False),
+    "enforce_eager": ("--enforce-eager", False), "prefix_caching": ("--enable-prefix-caching", None),
+    "tp": ("--tensor-parallel-size", 1), "dp": ("--data-parallel-size", 1), "pp": ("--pipeline-parallel-size", 1),
+}
 
 
-def _entries_at(kb: Any, severity: str, tag: str, hardware: str | None) -> tuple:
-    """The entries of one severity that affect release ``tag`` on ``hardware`` (None: not known, then only
-    the entries for any hardware: one for some hardware only is undecided), in file order, computed once
-    per knowledge base, tag and hardware; only these are decoded (``KnowledgeBase.defects_where``)."""
-    key = (id(kb), severity, tag, hardware)
-    cached = _AT_RELEASE.get(key)
-    if cached is not None and cached[0] is kb:
-        return cached[1]
+class _Condition:
+    """A condition of an entry as its row holds it (``defect_row``): what ``_conditions_match`` reads of one."""
 
-    def keep(entry: Any) -> bool:
-        return entry.severity == severity and _release_in(entry, tag) \
-            and (entry.hardware == ["any"] or hardware in entry.hardware)
+    __slots__ = DEFECT_CONDITION
 
-    entries = tuple(kb.defects_where(keep))
-    if len(_AT_RELEASE) > 512:
-        _AT_RELEASE.clear()
-    _AT_RELEASE[key] = (kb, entries)
-    return entries
+    def __init__(self, values: list) -> None:
+        self.fact, self.env, self.flag, self.op, self.value, self.than, self.blame = values
+
+
+class _Conditions:
+    """An entry's id and conditions read from its row, as ``_conditions_match`` reads an entry (``when``)."""
+
+    __slots__ = ("id", "when")
+
+    def __init__(self, entry_id: str, conditions: list) -> None:
+        self.id = entry_id
+        self.when = [_Condition(values) for values in conditions]
+
+
+def _cannot_hold(serve: Any, conditions: list) -> bool:
+    """True when one of an entry's conditions (a row's, see ``defect_row``) that compares with a value fails
+    for this command whatever else it says, told from the options and environment variables it gives alone:
+    the option, the variable or the option of a fact in ``_ABSENT`` is not given, and what ``_subject`` reads
+    then (None; the fact's value) fails the comparison. The facts such an entry names are not computed."""
+    options = serve.options
+    for fact, env, flag, op, value, than, _ in conditions:
+        if than is not None:
+            continue
+        if flag is not None:
+            if flag in options:
+                continue
+            actual = None
+        elif env is not None:
+            if env in serve.env:
+                continue
+            actual = None
+        else:
+            head, _, keys = fact.partition(".")
+            absent = _ABSENT.get(head)
+            if absent is None or absent[0] in options:
+                continue
+            actual = absent[1]
+            if keys:
+                for key in keys.split("."):
+                    actual = actual.get(key) if isinstance(actual, dict) else None
+        try:
+            if not _compare(op, actual, value):
+                return True
+        except Exception:  # (a comparison _conditions_match would make only if the others held)
+            continue
+    return False
 
 
 def _report(scope: Scope, severity: str):
     meta = META_BY_SEVERITY[severity]
-    if severity not in _severities(scope.kb):
+    rows = _rows_at(scope.kb, scope.get("version")).get(severity)
+    if not rows:
         return
-    tag = scope.get("version")
     known_hardware = scope.known("hardware")
     hardware = known_hardware.value if known_hardware is not None else None
     names: tuple[str, tuple[str, ...]] | None = None  # the command's model as names_match reads it, once
-    for entry in _entries_at(scope.kb, severity, tag, hardware):
-        models = entry.models
+    serve = scope.serve
+    for entry_id, entry_hardware, models, conditions in rows:
+        if entry_hardware != ["any"] and hardware not in entry_hardware:
+            continue  # (hardware not known: an entry for some hardware only is undecided)
         if models != ["any"]:  # _model_matches, with the model read once for every entry
             if names is None:
                 ref = scope.known("model_ref")
@@ -491,15 +526,20 @@ def _report(scope: Scope, severity: str):
             base, known = names
             if not any(_norm(name) in base or _norm(name) in known for name in models):
                 continue
+        if _cannot_hold(serve, conditions):
+            continue
         try:
-            found = _conditions_match(scope, entry)
+            found = _conditions_match(scope, _Conditions(entry_id, conditions))  # the entry is read when it matches
         except (_Undecided, Unknown):
             continue
         if found is None:
             continue
+        entry = scope.kb.defect(entry_id)
+        if entry is None:
+            continue
         span, target = found
         if span is None:
-            span = scope.serve.model.span if scope.serve.model is not None else scope.serve.span
+            span = serve.model.span if serve.model is not None else serve.span
         range_en, range_zh = _range_text(entry)
         matched = matched_text(entry)
         finding = Finding(
@@ -511,7 +551,7 @@ def _report(scope: Scope, severity: str):
                 f"［匹配：{matched}］",
             ),
             span,
-            _fix(scope.serve, entry, target),
+            _fix(serve, entry, target),
         )
         finding.sources = tuple(entry.sources)
         finding.trace = [FactTrace("defect", entry.id, "knowledge/data/defects.toml")]
