@@ -987,9 +987,9 @@ def _tables(fields: dict[str, list[Record]]) -> dict[str, Any]:
         for release in fields["releases"]:
             rows: dict[str, list[list[Any]]] = {}
             for entry in fields["defects"]:
-                if defect_affects(entry, release.tag):  # type: ignore[attr-defined]
-                    rows.setdefault(entry.severity, []).append(defect_row(entry))  # type: ignore[attr-defined]
-            tables[DEFECTS_AT + release.tag] = rows  # type: ignore[attr-defined]
+                if defect_affects(entry, release.tag):
+                    rows.setdefault(entry.severity, []).append(defect_row(entry))
+            tables[DEFECTS_AT + release.tag] = rows
     return tables
 
 
