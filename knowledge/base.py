@@ -1040,7 +1040,7 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     data files (``releases.SHIPPED_VALIDATED``). Returns their paths."""
     from pathlib import Path
 
-    from qlint.knowledge import releases
+    from qlint.knowledge import release_data, releases
 
     blobs, digest = _blobs_and_digest()
     folder = folder or Path(_DATA_DIR)
@@ -1051,8 +1051,8 @@ def write_shipped(folder: Path | None = None) -> list[Path]:
     blob = compiled.dumps(digest, fields, Record, stamps, __version__, _keyed(fields), _tables(fields))
     knowledge.write_bytes(blob + b"\n")
     validated = folder / releases.SHIPPED_VALIDATED
-    validated.write_bytes(releases.validated_releases())
-    releases.write_layouts(str(folder))  # knowledge/data/layout/ (tests/test_release_facts.py checks them)
+    validated.write_bytes(release_data.validated_releases())
+    release_data.write_layouts(str(folder))  # knowledge/data/layout/ (tests/test_release_facts.py checks them)
     return [knowledge, validated]
 
 

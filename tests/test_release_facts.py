@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from qlint.knowledge import release_data
 from qlint.knowledge.releases import facts_for, known_releases, nearest_release, release_index
 
 from conftest import lint
@@ -378,7 +379,7 @@ def _eager(release):
 
     _, ascend = releases._read_json(f"ascend/{release}.json")
     _, vllm = releases._read_json(f"vllm/{ascend['vllm_data']}.json")
-    return releases._build(release, release, ascend, vllm)
+    return release_data._build(release, release, ascend, vllm)
 
 
 def test_the_layout_files_are_current():
@@ -386,7 +387,7 @@ def test_the_layout_files_are_current():
     after a change to knowledge/data, run ``python -m qlint.knowledge.compiled`` and commit."""
     from qlint.knowledge import releases
 
-    written = releases.layouts()
+    written = release_data.layouts()
     committed = sorted(f"layout/{p.name}" for p in (DATA / "layout").glob("*.json"))
     assert committed == sorted(written), "run python -m qlint.knowledge.compiled and commit knowledge/data/layout"
     for name, body in written.items():
@@ -488,7 +489,7 @@ def test_layout_of_places_every_record():
 
     data = '{"options": [{"name": "--a", "aliases": ["-a"]}, {"name": "--b\u00e9", "aliases": []}],\n "x": {"keys": []},'\
            ' "additional_config": {"closed": true, "keys": [ {"key": "k"} ]}, "validations": []}'.encode()
-    layout = releases.layout_of(data)
+    layout = release_data.layout_of(data)
 
     def spans(laid):
         return {name: data.__getitem__(slice(*releases._span(laid, at)))
@@ -508,5 +509,5 @@ def test_layout_of_places_every_record():
 def test_names_are_joined_so_that_they_split_back(names):
     from qlint.knowledge import releases
 
-    joined = releases._joined(names)
+    joined = release_data._joined(names)
     assert releases._split(json.loads(json.dumps(joined))) == names
