@@ -21,13 +21,19 @@ EP_MIXED = RuleMeta(
     why=Text(
         en="With --enable-expert-parallel the MoE layers are split purely by experts. Asking for an "
         "expert tensor-parallel size above 1 at the same time (ETP and EP mixed) is not a layout vLLM "
-        "supports and gives wrong output: an MoE layer is either pure EP or pure TP.",
+        "supports and gives wrong output: an MoE layer is either pure EP or pure TP. Only the releases whose "
+        "ascend_config.py reads additional-config expert_tensor_parallel_size (v0.9.0rc1 to v0.9.1rc1, and "
+        "v0.9.2rc1) are affected; the others ignore the key, which QL105 reports.",
         zh="开启 --enable-expert-parallel 后，MoE 层只按专家切分。此时再要求专家张量并行度大于 1"
-        "（ETP 与 EP 混用）并不是 vLLM 支持的布局，会产生错误输出：MoE 层只能是纯 EP 或纯 TP。",
+        "（ETP 与 EP 混用）并不是 vLLM 支持的布局，会产生错误输出：MoE 层只能是纯 EP 或纯 TP。"
+        "只有 ascend_config.py 读取 additional-config 中 expert_tensor_parallel_size 的版本"
+        "（v0.9.0rc1 至 v0.9.1rc1，以及 v0.9.2rc1）受此影响；其他版本忽略该键，由 QL105 报告。",
     ),
     sources=(
         "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L81-L140",
         "https://github.com/vllm-project/vllm-ascend/blob/42c77b3ab50476800e48a67d93eb7404dd8649e7/docs/source/tutorials/models/Qwen3.5-397B-A17B.md?plain=1#L88-L149",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.9.2rc1/vllm_ascend/ascend_config.py#L49",
+        "https://github.com/vllm-project/vllm-ascend/blob/v0.9.1rc1/vllm_ascend/ascend_config.py#L39-L40",
         "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/user_guide/release_notes.md?plain=1#L1772",
         "https://github.com/vllm-project/vllm/blob/v0.23.0/docs/serving/expert_parallel_deployment.md?plain=1#L34-L52",
     ),
@@ -38,6 +44,7 @@ EP_MIXED = RuleMeta(
             good="vllm serve /models/Qwen3.5-397B-A17B-w8a8 --quantization ascend -tp=16 --enable-expert-parallel\n",
             fixed="vllm serve /models/Qwen3.5-397B-A17B-w8a8 --quantization ascend -tp=16 --enable-expert-parallel "
             "--additional-config '{\"expert_tensor_parallel_size\":1}'\n",
+            version="v0.9.2rc1",
         ),
     ),
 )
