@@ -22,10 +22,12 @@ UNKNOWN_KEY = RuleMeta(
         en="--speculative-config, --compilation-config and --kv-transfer-config are validated with "
         "extra keys forbidden, so an unknown key stops startup. --additional-config ignores keys it "
         "does not read: a removed key (e.g. ascend_scheduler_config, torchair_graph_config) "
-        "silently does nothing, which is reported as a warning.",
+        "silently does nothing, which is reported as a warning. So does a key no table knows that is one "
+        "typo away from a key the release reads (ascend_scheduler_confg): it is ignored as well.",
         zh="--speculative-config、--compilation-config 与 --kv-transfer-config 禁止多余的键，未知键会让启动失败。"
         "--additional-config 会忽略它不读取的键：已移除的键（如 ascend_scheduler_config、"
-        "torchair_graph_config）不会生效，因此以警告报告。",
+        "torchair_graph_config）不会生效，因此以警告报告。与该版本读取的某个键只差一处拼写、且没有任何表认识的键"
+        "（如 ascend_scheduler_confg）同样会被忽略，也以警告报告。",
     ),
     sources=("https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/utils.py#L58-L74",),
     examples=(
@@ -43,6 +45,25 @@ def _walk_keys(data: dict, prefix: str = ""):
         yield dotted, value
         if isinstance(value, dict):
             yield from _walk_keys(value, dotted + ".")
+
+
+def _read_spelling(release, known: dict, written: str, version) -> str | None:
+    """A key of the release's --additional-config close to ``written`` (a key neither the hand-kept table nor
+    the release's own reader knows): one the release reads, by its extracted reader or by the table's dates."""
+    extracted = release.additional_config if release is not None else None
+    if extracted is not None and written in extracted:
+        return None  # read by this release, though the hand-kept table lacks it
+    names = set(extracted or ())
+    for key, spec in known.items():
+        if "." in key or (spec.removed_in and version >= parse_version(spec.removed_in)):
+            continue
+        if spec.added_in and version < parse_version(spec.added_in):
+            continue
+        names.add(key)
+    from qlint.rules.kit.spelling import close_matches  # only for a key nobody reads
+
+    found = close_matches(written, tuple(sorted(names)), n=1, cutoff=0.85)
+    return found[0] if found else None
 
 
 _KNOWN: dict[int, tuple[object, list, dict]] = {}
@@ -82,6 +103,17 @@ def unknown_key(scope: Scope):
                     continue  # reported at its parent
                 if parent is not None and known[parent].type not in ("dict", "any"):
                     continue  # a value of the wrong type: QL106 reports it
+                if not sub.closed:
+                    if parent is None and option.name == "--additional-config":
+                        close = _read_spelling(release, known, dotted, version)
+                        if close is not None:
+                            yield Finding(UNKNOWN_KEY, Text(
+                                en=f"{option.spelled} key {dotted!r} is not one vllm-ascend {scope.get('version')} "
+                                f"reads, so it is ignored; did you mean {close}?",
+                                zh=f"{option.spelled} 的键 {dotted!r} 不是 vllm-ascend {scope.get('version')} 读取的键，"
+                                f"会被忽略；是否想写 {close}？",
+                            ), kit.span_of(scope.serve, option, dotted), severity="warning")
+                    continue
                 if sub.closed:
                     from difflib import get_close_matches  # imported when a spelling is wrong
                     close = get_close_matches(dotted, list(known), n=1)
