@@ -105,13 +105,13 @@ def unknown_key(scope: Scope):
                     continue  # a value of the wrong type: QL106 reports it
                 if not sub.closed:
                     if parent is None and option.name == "--additional-config":
-                        close = _read_spelling(release, known, dotted, version)
-                        if close is not None:
+                        likely = _read_spelling(release, known, dotted, version)
+                        if likely is not None:
                             yield Finding(UNKNOWN_KEY, Text(
                                 en=f"{option.spelled} key {dotted!r} is not one vllm-ascend {scope.get('version')} "
-                                f"reads, so it is ignored; did you mean {close}?",
+                                f"reads, so it is ignored; did you mean {likely}?",
                                 zh=f"{option.spelled} 的键 {dotted!r} 不是 vllm-ascend {scope.get('version')} 读取的键，"
-                                f"会被忽略；是否想写 {close}？",
+                                f"会被忽略；是否想写 {likely}？",
                             ), kit.span_of(scope.serve, option, dotted), severity="warning")
                     continue
                 if sub.closed:
