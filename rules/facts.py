@@ -317,17 +317,23 @@ def moe_tp(scope: Scope):
     value = scope.get("additional_config").get("expert_tensor_parallel_size")
     if value is None:
         return Known(None, "not set")
-    from qlint.rules.kit import options as option_facts  # only when the key is written
-
-    release = option_facts.facts(scope, declared=False)
-    if release is not None and release.additional_config is not None \
-            and "expert_tensor_parallel_size" not in release.additional_config:
-        # read by ascend_config.py at v0.9.0rc1-v0.9.1rc1 and v0.9.2rc1 only: elsewhere the key does nothing
-        # (QL105 says so), so it asks for no MoE tensor parallelism
-        return Known(None, f"expert_tensor_parallel_size is not read by {option_facts.where(release)}")
     if not isinstance(value, int):
         raise Unknown("moe_tp")
     return Known(value, "additional-config expert_tensor_parallel_size")
+
+
+@fact("etp_read", requires=("version", "moe_tp"))
+def etp_read(scope: Scope):
+    """Whether the release's ascend_config.py reads additional-config expert_tensor_parallel_size (by its
+    extracted reader: v0.9.0rc1-v0.9.1rc1 and v0.9.2rc1 do); None when the key is not set or there is no data."""
+    if scope.get("moe_tp") is None:
+        return Known(None, "not set")
+    from qlint.rules.kit import options as option_facts  # only when the key is written
+
+    release = option_facts.facts(scope)
+    if release is None or release.additional_config is None:
+        return Known(None, "no extracted reader")
+    return Known("expert_tensor_parallel_size" in release.additional_config, option_facts.where(release))
 
 
 @fact("visible_devices")

@@ -14,7 +14,7 @@ EP_MIXED = RuleMeta(
     name="ep-mixed-with-moe-tp",
     groups=("parallelism",),
     severity="error",
-    requires=("expert_parallel", "moe_tp"),
+    requires=("expert_parallel", "moe_tp", "version", "etp_read"),
     fix="safe",
     title=Text(en="Expert parallel mixed with MoE tensor parallel",
                zh="专家并行与 MoE 张量并行混用"),
@@ -23,11 +23,13 @@ EP_MIXED = RuleMeta(
         "expert tensor-parallel size above 1 at the same time (ETP and EP mixed) is not a layout vLLM "
         "supports and gives wrong output: an MoE layer is either pure EP or pure TP. Only the releases whose "
         "ascend_config.py reads additional-config expert_tensor_parallel_size (v0.9.0rc1 to v0.9.1rc1, and "
-        "v0.9.2rc1) are affected; the others ignore the key, which QL105 reports.",
+        "v0.9.2rc1) are affected; the others ignore the key, which QL105 reports. A script that names no "
+        "release is still reported, since the release it will run is not known.",
         zh="开启 --enable-expert-parallel 后，MoE 层只按专家切分。此时再要求专家张量并行度大于 1"
         "（ETP 与 EP 混用）并不是 vLLM 支持的布局，会产生错误输出：MoE 层只能是纯 EP 或纯 TP。"
         "只有 ascend_config.py 读取 additional-config 中 expert_tensor_parallel_size 的版本"
-        "（v0.9.0rc1 至 v0.9.1rc1，以及 v0.9.2rc1）受此影响；其他版本忽略该键，由 QL105 报告。",
+        "（v0.9.0rc1 至 v0.9.1rc1，以及 v0.9.2rc1）受此影响；其他版本忽略该键，由 QL105 报告。"
+        "脚本未写明版本时仍会报告，因为无法知道它将运行在哪个版本上。",
     ),
     sources=(
         "https://github.com/vllm-project/vllm-ascend/blob/5500e45c4c4f3e160ce705a9c477d8de27611aa5/docs/source/tutorials/models/Qwen3.6-35B-A3B.md?plain=1#L81-L140",
@@ -114,14 +116,25 @@ EP_EXPERTS = RuleMeta(
 def ep_mixed(scope: Scope):
     moe_tp = scope.get("moe_tp")
     if scope.get("expert_parallel") and moe_tp is not None and moe_tp > 1:
+        read = scope.get("etp_read")
+        version = scope.known("version")
+        assumed = version is not None and version.origin.startswith("assumed")
+        if read is False and not assumed:
+            return  # the stated release ignores the key (QL105 says so): no MoE tensor parallelism is asked for
+        where = where_zh = ""
+        if read is False:
+            where = (f"; the script names no release, and vllm-ascend reads this key only at v0.9.0rc1-v0.9.1rc1 and "
+                     f"v0.9.2rc1 (at {version.value} it is ignored)")
+            where_zh = (f"；脚本未写明版本，而 vllm-ascend 只在 v0.9.0rc1 至 v0.9.1rc1 以及 v0.9.2rc1 读取该键"
+                        f"（在 {version.value} 中会被忽略）")
         span = kit.span_of(scope.serve, "--additional-config", "expert_tensor_parallel_size")
         yield Finding(
             EP_MIXED,
             Text(
                 en=f"additional-config expert_tensor_parallel_size={moe_tp} with --enable-expert-parallel mixes MoE "
-                f"tensor parallel and expert parallel (etp={moe_tp}); MoE must be pure EP or pure TP",
+                f"tensor parallel and expert parallel (etp={moe_tp}); MoE must be pure EP or pure TP{where}",
                 zh=f"additional-config 中 expert_tensor_parallel_size={moe_tp} 与 --enable-expert-parallel 同时使用，"
-                f"混用了 MoE 张量并行与专家并行（etp={moe_tp}）；MoE 只能是纯 EP 或纯 TP",
+                f"混用了 MoE 张量并行与专家并行（etp={moe_tp}）；MoE 只能是纯 EP 或纯 TP{where_zh}",
             ),
             span,
             Fix(Text(en="set expert_tensor_parallel_size to 1 and keep --enable-expert-parallel",
