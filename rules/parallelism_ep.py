@@ -117,16 +117,17 @@ def ep_mixed(scope: Scope):
     moe_tp = scope.get("moe_tp")
     if scope.get("expert_parallel") and moe_tp is not None and moe_tp > 1:
         read = scope.get("etp_read")
-        version = scope.known("version")
-        assumed = version is not None and version.origin.startswith("assumed")
+        stated = scope.known("version")
+        assumed = stated is not None and stated.origin.startswith("assumed")
+        tag = scope.get("version")
         if read is False and not assumed:
             return  # the stated release ignores the key (QL105 says so): no MoE tensor parallelism is asked for
         where = where_zh = ""
         if read is False:
             where = (f"; the script names no release, and vllm-ascend reads this key only at v0.9.0rc1-v0.9.1rc1 and "
-                     f"v0.9.2rc1 (at {version.value} it is ignored)")
+                     f"v0.9.2rc1 (at {tag} it is ignored)")
             where_zh = (f"；脚本未写明版本，而 vllm-ascend 只在 v0.9.0rc1 至 v0.9.1rc1 以及 v0.9.2rc1 读取该键"
-                        f"（在 {version.value} 中会被忽略）")
+                        f"（在 {tag} 中会被忽略）")
         span = kit.span_of(scope.serve, "--additional-config", "expert_tensor_parallel_size")
         yield Finding(
             EP_MIXED,
