@@ -124,10 +124,12 @@ def ep_mixed(scope: Scope):
             return  # the stated release ignores the key (QL105 says so): no MoE tensor parallelism is asked for
         where = where_zh = ""
         if read is False:
-            where = (f"; the script names no release, and vllm-ascend reads this key only at v0.9.0rc1-v0.9.1rc1 and "
-                     f"v0.9.2rc1 (at {tag} it is ignored)")
-            where_zh = (f"；脚本未写明版本，而 vllm-ascend 只在 v0.9.0rc1 至 v0.9.1rc1 以及 v0.9.2rc1 读取该键"
-                        f"（在 {tag} 中会被忽略）")
+            from qlint.rules.kit.options import releases_reading
+
+            reading = ", ".join(releases_reading("expert_tensor_parallel_size"))
+            where = (f"; the script names no release, and vllm-ascend reads this key only at {reading} "
+                     f"(at {tag} it is ignored)")
+            where_zh = f"；脚本未写明版本，而 vllm-ascend 只在 {reading} 读取该键（在 {tag} 中会被忽略）"
         span = kit.span_of(scope.serve, "--additional-config", "expert_tensor_parallel_size")
         yield Finding(
             EP_MIXED,

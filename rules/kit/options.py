@@ -93,6 +93,19 @@ def versions_with(name: str) -> list[str]:
     return list(release_index().get("options", {}).get(name, ()))
 
 
+def releases_reading(key: str) -> list[str]:
+    """The vllm-ascend releases (of the data, in order; not main) whose extracted ascend_config.py reads the
+    top-level ``--additional-config`` key ``key``. Reads every release's data: for messages, not checks."""
+    from qlint.knowledge.releases import known_releases
+
+    reading = []
+    for tag in known_releases():
+        release = facts_for(tag) if tag != "main" else None
+        if release is not None and release.additional_config is not None and key in release.additional_config:
+            reading.append(tag)
+    return reading
+
+
 def ascend_tags_with_vllm() -> dict[str, str]:
     return {item["release"]: item.get("vllm_data") or "" for item in release_index()["releases"]}
 
