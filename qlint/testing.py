@@ -32,7 +32,7 @@ What the strategies draw:
   or just its script text). They lint clean: no warning and no error.
 * :func:`violations` -- a generated script edited so that exactly one named
   rule fires (no other rule reports a warning or an error, except the ones a
-  mutation declares in ``also``: QL201's edit also trips QL105), as a
+  mutation declares in ``also``: QL206's new TP may also be one a known defect names, QL560), as a
   :class:`Violation` ``(script, rule)``. :data:`MUTATIONS` is the catalogue:
   one :class:`Mutation` per rule it covers (:func:`mutation_rules` lists them).
 * :func:`pd_pairs` -- the prefill, decode and proxy scripts of a 1P1D Mooncake PD
@@ -414,13 +414,8 @@ def _ep_not_dividing_experts(draw, deployment, kb) -> str:
     return set_flag(deployment.script, "--data-parallel-size", str(dp))
 
 
-# QL201: expert tensor parallel together with expert parallel
-
-def _etp_with_ep(draw, deployment, kb) -> str:
-    size = draw(st.sampled_from([2, 4, 8]))
-    config = json_flag(deployment.script, "--additional-config") or {}
-    config["expert_tensor_parallel_size"] = size
-    return set_json_flag(deployment.script, "--additional-config", config)
+# (QL201, expert tensor parallel with expert parallel, has no mutation: a generated script states its release, and
+# no release that serves Qwen3.5/3.6 reads expert_tensor_parallel_size, so there the key is only QL105's)
 
 
 # QL203: more NPUs than the node has
@@ -581,9 +576,6 @@ MUTATIONS: Mapping[str, Mutation] = {m.rule: m for m in [
     Mutation("QL103", "end the command with a backslash before a blank line or the end", _always,
              _trailing_backslash),
     Mutation("QL104", "move the shebang below line 1", _always, _misplaced_shebang),
-    Mutation("QL201", "ask for an expert tensor-parallel size with --enable-expert-parallel (every release "
-             "in the knowledge also ignores that additional-config key: QL105)",
-             lambda c, d, kb: d.enable_expert_parallel, _etp_with_ep, also=frozenset({"QL105"})),
     Mutation("QL203", "raise DP until TP x DP exceeds the node's NPUs",
              lambda c, d, kb: c.hardware != "310p" and bool(_too_many_choices(d, kb)), _too_many_npus),
     Mutation("QL206", "a TP size that does not divide the attention heads (one DP group)",
