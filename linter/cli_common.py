@@ -114,11 +114,19 @@ def check_version(version: str | None) -> None:
             raise Usage(f"{version!r} is not a release tag like v0.23.0", param_hint="--vllm-ascend-version")
 
 
+def check_workers() -> None:
+    """Reject a ``QLINT_WORKERS`` that is set but neither a count of processes nor ``auto`` (empty: unset)."""
+    chosen = os.environ.get("QLINT_WORKERS", "")
+    if chosen and chosen != "auto" and not (chosen.isascii() and chosen.isdigit() and int(chosen) > 0):
+        raise Usage(f"QLINT_WORKERS={chosen!r} is not a number of processes (1 or more; 1: one process) or auto")
+
+
 def overrides(hardware, version, select, ignore, fail_level):
     """The command-line part of the configuration (``linter.config.Overrides``)."""
     from qlint.linter.config import ConfigError, Overrides, check_selectors
 
     check_version(version)
+    check_workers()
     try:
         return Overrides(
             select=check_selectors(list(select), "--select") if select else None,

@@ -123,6 +123,20 @@ def test_how_many_processes(monkeypatch):
     assert not batch.forks(10**6)
 
 
+@pytest.mark.parametrize("value", ["abc", "0", "-3", "1.5", "\u0663", " 2"])
+def test_a_bad_worker_count_is_a_usage_error(value, monkeypatch, tmp_path):
+    """``QLINT_WORKERS`` that is not a count of processes or ``auto`` stops the run with exit 2 and says why,
+    whatever the number of files (it is not silently replaced by one per core)."""
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve Qwen/Qwen3.6-27B --port 8000\n")
+    monkeypatch.setenv("QLINT_WORKERS", value)
+    code, out, err = _run([str(script)])
+    assert code == 2 and not out and f"QLINT_WORKERS={value!r} is not a number of processes" in err
+    for good in ("1", "2", "auto", ""):
+        monkeypatch.setenv("QLINT_WORKERS", good)
+        assert _run([str(script)])[0] == 0
+
+
 def test_no_fork_beside_another_thread(monkeypatch):
     """A process running another thread does not fork (what that thread holds would stay held in the child)."""
     import threading
