@@ -499,7 +499,7 @@ def report_notes(results, output_format, *, quiet, lang="en"):
     """The notes on stderr that come before the findings (assumed release, files without an engine,
     unknown hardware)."""
     shown = not quiet and output_format in ("text", "github")
-    assumed = sorted({r.assumed_version for r in results if r.assumed_version}) if shown else []
+    assumed = [r for r in results if r.assumed_version] if shown else []
     # an unknown release: said once per run, whatever the format (stderr)
     releases = [] if quiet else list(dict.fromkeys(r.release_note.get(lang) for r in results if r.release_note))
     engineless = [result for result in results if result.found and result.error is None] if shown else []
@@ -510,7 +510,8 @@ def report_notes(results, output_format, *, quiet, lang="en"):
 
     label = note_label(lang)
     if assumed:
-        echo(f"{label}: {assumed_release(assumed[0]).get(lang)}", err=True)
+        tags = sorted({r.assumed_version for r in assumed})
+        echo(f"{label}: {assumed_release(tags[0], [r.path for r in assumed]).get(lang)}", err=True)
     for note in releases:
         echo(f"{label}: {note}", err=True)
     for result in engineless:

@@ -58,7 +58,7 @@ def no_hardware(paths: list[str]) -> Text:
 
     ids = rules_needing("hardware")
     groups = sorted({group for rule_id in ids for group in rule_groups(rule_id)})
-    shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
+    shown = _shown(paths)
     return Text(
         en=f"no hardware given or found for {shown}: {len(ids)} rules of the families {', '.join(groups)} were "
         "skipped (e.g. TP x DP against the node's NPUs). Set it with --hardware a2|a3|310p, hardware = \"a2\" in "
@@ -69,12 +69,21 @@ def no_hardware(paths: list[str]) -> Text:
     )
 
 
-def assumed_release(tag: str) -> Text:
-    """Said once per run when neither the command line, the config, a directive nor an image tag names
-    the vllm-ascend release."""
+def _shown(paths: list[str]) -> str:
+    """The first three paths, and how many more."""
+    return ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
+
+
+def assumed_release(tag: str, paths: list[str]) -> Text:
+    """Said once per run, naming the files, when neither the command line, the config, a directive nor an
+    image tag names their vllm-ascend release."""
+    shown = _shown(paths)
     return Text(
-        en=f"no vllm-ascend version given or found in the script; assuming {tag} (latest stable)",
-        zh=f"未给出也未在脚本中找到 vllm-ascend 版本；假定为 {tag}（最新稳定版）",
+        en=f"no vllm-ascend version given or found for {shown}; assuming {tag} (latest stable). Set it with "
+        "--vllm-ascend-version, vllm-ascend = \"v0.23.0\" in [tool.qlint], a '# qlint: vllm-ascend=v0.23.0' "
+        "comment, or a vllm-ascend image tag.",
+        zh=f"{shown} 没有给出也没有找到 vllm-ascend 版本；假定为 {tag}（最新稳定版）。可用 --vllm-ascend-version、"
+        "[tool.qlint] 中的 vllm-ascend = \"v0.23.0\"、注释 '# qlint: vllm-ascend=v0.23.0'，或 vllm-ascend 镜像标签来指定。",
     )
 
 

@@ -123,9 +123,14 @@ def test_assumed_version_is_said_once(tmp_path):
     b = write(tmp_path, "b.sh", BAD)
     result = run([a, b])
     assert result.output.count("assuming v0.23.0") == 1
+    assert f"no vllm-ascend version given or found for {a}, {b}; assuming" in result.stderr  # which files
     assert "(assumed" not in result.stdout  # the note says it; findings do not repeat it
     zh = run([a, b, "--lang", "zh"])
-    assert zh.output.count("假定") == 1 and "假定" not in zh.stdout
+    assert zh.output.count("假定") == 1 and "假定" not in zh.stdout and f"{a}, {b} 没有给出" in zh.stderr
+    stated = write(tmp_path, "c.sh", "# qlint: vllm-ascend=v0.18.0\n" + BAD)
+    assert str(stated) not in run([a, stated]).stderr.split("assuming")[0]  # a file that names its release
+    many = [write(tmp_path, f"m{index}.sh", BAD) for index in range(5)]
+    assert f"{many[2]} (+2); assuming" in run(many).stderr
 
 
 def test_rules_and_explain():
