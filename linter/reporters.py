@@ -74,15 +74,40 @@ def first_source(finding: Finding, kb: KnowledgeBase) -> str | None:
         return None
     if not release:
         return citation_url(citations[0])
-    vllm = paired_vllm(kb, release)
-    wanted = {("vllm-ascend", MAIN_COMMIT if release == "main" else release)}
-    if vllm:
-        wanted.add(("vllm", vllm if vllm.startswith("v") else f"v{vllm}"))
+    wanted = _wanted(kb, release)
     for citation in citations:
         url = citation_url(citation)
         if pinned_ref(url) in wanted:
             return url
     return citation_url(citations[0])
+
+
+_FAQ_PAGES = "https://docs.vllm.ai/projects/ascend/en/"
+
+
+def see_link(finding: Finding, kb: KnowledgeBase) -> str | None:
+    """The text report's ``see:`` link: the rule's FAQ entry when it is an issue or the docs page of the release the
+    finding was checked at, else a citation pinned at that release (or its vLLM version) when there is one, else the FAQ
+    page (of another release), else the first citation. A script at v0.18.0 is not sent to v0.23.0's FAQ
+    when the rule cites v0.18.0's own code."""
+    faq = faq_url(kb, finding.rule.faq)
+    release = finding.release
+    if faq is not None and (not release or not finding.citations or not faq.startswith(_FAQ_PAGES)
+                            or faq.startswith(f"{_FAQ_PAGES}{'latest' if release == 'main' else release}/")):
+        return faq  # (an issue or a page of no release is the same page at every release)
+    source = first_source(finding, kb)
+    if faq is None:
+        return source
+    return source if source is not None and pinned_ref(source) in _wanted(kb, release) else faq
+
+
+def _wanted(kb: KnowledgeBase, release: str) -> set[tuple[str, str]]:
+    """The pins of a citation at ``release``: the vllm-ascend tag and the tag of the vLLM it ships."""
+    vllm = paired_vllm(kb, release)
+    wanted = {("vllm-ascend", MAIN_COMMIT if release == "main" else release)}
+    if vllm:
+        wanted.add(("vllm", vllm if vllm.startswith("v") else f"v{vllm}"))
+    return wanted
 
 
 def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
@@ -166,7 +191,7 @@ def render_text(results: list[LintResult], kb: KnowledgeBase, color: bool = Fals
             if finding.fix is not None:
                 colon = "：" if zh else ": "
                 lines.append(f"  {finding.fix.label(lang)}{colon}{finding.fix.describe(lang)}")
-            link = faq_url(kb, finding.rule.faq) or first_source(finding, kb)
+            link = see_link(finding, kb)
             if link:
                 lines.append(f"  {'参见：' if zh else 'see: '}{link}")
     return "\n".join(lines)

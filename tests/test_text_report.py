@@ -52,3 +52,26 @@ def test_see_link_is_the_first_source_for_any_citations(kb, citations, release):
     finding = lint_bytes("s.sh", b"vllm serve Qwen/Qwen3.6-27B --bogus-flag 1\n", kb=kb).findings[0]
     finding = replace(finding, sources=tuple(citations) or None, release=release)
     assert reporters.first_source(finding, kb) == _first(finding, kb)
+
+
+def test_see_link_prefers_a_citation_pinned_at_the_release_to_another_release_faq(kb):
+    """A rule with a FAQ page (of v0.23.0) and citations: at v0.23.0 the FAQ; at a release one of the citations
+    is pinned at (vllm-ascend tag or its vLLM), that citation; at a release none is pinned at, the FAQ still."""
+    meta = next(rule for rule in all_rules() if rule.faq and kb.faq(rule.faq) is not None
+                and "/ascend/en/v0.23.0/" in kb.faq(rule.faq).url)
+    faq = kb.faq(meta.faq).url
+    finding = lint_bytes("s.sh", b"vllm serve Qwen/Qwen3.6-27B --bogus-flag 1\n", kb=kb).findings[0]
+    own = "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/vllm_ascend/platform.py#L10"
+    other = "https://github.com/vllm-project/vllm/blob/v0.23.0/vllm/config/model.py#L1"
+    at = lambda release, sources: reporters.see_link(replace(finding, rule=meta, sources=sources, release=release), kb)
+    assert at("v0.23.0", (other, own)) == faq
+    assert at("v0.18.0", (other, own)) == own
+    assert at("v0.11.0", (other, own)) == faq  # nothing pinned at v0.11.0: the FAQ, not an unrelated tag
+    assert at(None, (other, own)) == faq
+    issue = next((rule for rule in all_rules() if rule.faq and kb.faq(rule.faq) is not None
+                  and "/issues/" in kb.faq(rule.faq).url), None)
+    if issue is not None:  # an issue is the same page at every release
+        moved = replace(finding, rule=issue, sources=(other, own), release="v0.18.0")
+        assert reporters.see_link(moved, kb) == kb.faq(issue.faq).url
+    plain = next(rule for rule in all_rules() if not rule.faq)
+    assert reporters.see_link(replace(finding, rule=plain, sources=(other, own), release="v0.18.0"), kb) == own
