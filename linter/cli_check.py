@@ -420,6 +420,11 @@ def _fix_group(group: list[Analysed], results, own, evaluate, deployable, mode: 
             if after != item.read:
                 echo(unified_diff(item.display, item.read, after), nl=False)
                 DIFFS.append(item.display)
+                if not quiet:  # the findings left are those of the fixed text, which is not on disk
+                    echo(f"{'注意' if zh else 'note'}: {item.display}: "
+                         + ("以下剩余的问题按修复后文本的行号报告（文件未被改动）" if zh else
+                            "the problems left are reported at the lines of the fixed text (the file is unchanged)"),
+                         err=True)
         return outcome.results if changed and outcome is not None else results
     if not changed or outcome is None:
         return results

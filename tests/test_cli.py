@@ -194,6 +194,9 @@ def test_diff_prints_fixes_and_writes_nothing(tmp_path):
     unsafe = run([path, "--diff", "--unsafe-fixes", "--hardware", "a2", "--vllm-ascend-version", "v0.23.0", "-q"])
     assert "--max-model-len 262144" in unsafe.output
     assert (tmp_path / "run.sh").read_text() == text
+    said = run([path, "--diff", "--hardware", "a2", "--vllm-ascend-version", "v0.23.0"])
+    assert f"note: {path}: the problems left are reported at the lines of the fixed text" in said.stderr
+    assert "the problems left" not in safe.stderr  # -q
 
 
 def test_unsafe_fixes_need_fix_or_diff(tmp_path):
