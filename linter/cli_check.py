@@ -421,7 +421,7 @@ def _fix_group(group: list[Analysed], results, own, evaluate, deployable, mode: 
                 echo(unified_diff(item.display, item.read, after), nl=False)
                 DIFFS.append(item.display)
                 if not quiet:  # the findings left are those of the fixed text, which is not on disk
-                    echo(f"{'注意' if zh else 'note'}: {item.display}: "
+                    echo(f"{'注意：' if zh else 'note: '}{item.display}: "
                          + ("以下剩余的问题按修复后文本的行号报告（文件未被改动）" if zh else
                             "the problems left are reported at the lines of the fixed text (the file is unchanged)"),
                          err=True)
@@ -435,13 +435,15 @@ def _fix_group(group: list[Analysed], results, own, evaluate, deployable, mode: 
         from qlint.linter.sarif import Notice
 
         where = getattr(error, "failed_path", None) or by_display[next(iter(changed))].path
-        reason = error.strerror or str(error)
+        from qlint.linter.cli_inputs import reason
+
+        why = reason(error, zh)
         names = ", ".join(changed)
-        message = (f"部署的修复无法写入：{reason}；{names} 均未被这些修复改动" if zh
-                   else f"cannot write the deployment's fixes: {reason}; none of {names} was changed by them")
+        message = (f"部署的修复无法写入：{why}；{names} 均未被这些修复改动" if zh
+                   else f"cannot write the deployment's fixes: {why}; none of {names} was changed by them")
         if notices is not None:
             notices.append(Notice(where, 1, 1, message))
-        echo(f"{where}:1:1: {'错误' if zh else 'error'}: {message}", err=True)
+        echo(f"{where}:1:1: {'错误：' if zh else 'error: '}{message}", err=True)
         return results
     if not quiet:
         for path, count in outcome.applied.items():
@@ -459,7 +461,7 @@ def lint_path(path, display, lint, mode, quiet, notices, say=None):
 
         shown = message_zh if zh and message_zh else message
         notice = Notice(display, line, column, shown)
-        text = f"{display}:{line}:{column}: {'错误' if zh else 'error'}: {shown}"
+        text = f"{display}:{line}:{column}: {'错误：' if zh else 'error: '}{shown}"
         if say is not None:
             return say(notice, text)
         notices.append(notice)
@@ -468,7 +470,9 @@ def lint_path(path, display, lint, mode, quiet, notices, say=None):
     try:
         data = read(path)
     except OSError as error:
-        return failed(1, 1, f"cannot read file: {error.strerror or error}", f"无法读取文件：{error.strerror or error}")
+        from qlint.linter.cli_inputs import reason
+
+        return failed(1, 1, f"cannot read file: {reason(error)}", f"无法读取文件：{reason(error, True)}")
     if not (mode.write or mode.diff):
         result = lint(data)
     else:
@@ -480,8 +484,10 @@ def lint_path(path, display, lint, mode, quiet, notices, say=None):
             try:
                 write_atomic(path, outcome.data, original=data)
             except OSError as error:
-                return failed(1, 1, f"cannot write the fixed file: {error.strerror or error}",
-                              f"无法写入修复后的文件：{error.strerror or error}")
+                from qlint.linter.cli_inputs import reason
+
+                return failed(1, 1, f"cannot write the fixed file: {reason(error)}",
+                              f"无法写入修复后的文件：{reason(error, True)}")
             if not quiet:
                 echo(f"{display}: 修复了 {outcome.applied} 个问题" if zh
                      else f"{display}: fixed {outcome.applied} problem(s)", err=True)
@@ -516,13 +522,13 @@ def report_notes(results, output_format, *, quiet, lang="en"):
     label = note_label(lang)
     if assumed:
         tags = sorted({r.assumed_version for r in assumed})
-        echo(f"{label}: {assumed_release(tags[0], [r.path for r in assumed]).get(lang)}", err=True)
+        echo(f"{label}{assumed_release(tags[0], [r.path for r in assumed]).get(lang)}", err=True)
     for note in releases:
-        echo(f"{label}: {note}", err=True)
+        echo(f"{label}{note}", err=True)
     for result in engineless:
-        echo(f"{label}: {no_engine(result.path, result.found).get(lang)}", err=True)
+        echo(f"{label}{no_engine(result.path, result.found).get(lang)}", err=True)
     if unknown:
-        echo(f"{label}: {no_hardware(unknown).get(lang)}", err=True)
+        echo(f"{label}{no_hardware(unknown).get(lang)}", err=True)
 
 
 def report_findings(results, kb, output_format, notices, *, quiet, statistics, show_suppressed, color, lang="en",

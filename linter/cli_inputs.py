@@ -40,6 +40,34 @@ class UnreadableInput(OSError):
         self.strerror = reason
 
 
+_ZH_ERRNO = {
+    "ENOENT": "没有这个文件或目录", "EACCES": "权限不足", "EPERM": "不允许的操作", "EISDIR": "是一个目录",
+    "ENOTDIR": "路径中有一部分不是目录", "ELOOP": "符号链接层数过多", "ENAMETOOLONG": "文件名过长",
+    "EROFS": "文件系统为只读", "ENOSPC": "设备上没有剩余空间", "EBUSY": "设备或资源忙", "EIO": "输入/输出错误",
+    "EMFILE": "打开的文件过多", "ENXIO": "没有这个设备或地址", "EFBIG": "文件过大", "EDQUOT": "超出磁盘配额",
+}
+_ZH_REASONS = {
+    "symlink loop": "符号链接循环",
+    "symlink loop (too many levels of symbolic links)": "符号链接循环（符号链接层数过多）",
+    "is a directory that could not be listed": "是一个无法列出内容的目录",
+    "not a regular file; qlint reads regular files only": "不是普通文件；qlint 只读取普通文件",
+}
+
+
+def reason(error: OSError, zh: bool = False) -> str:
+    """Why ``error`` happened, in plain words: the system's message (``strerror``), or its Chinese wording
+    with ``zh`` for the common error numbers and qlint's own refusals (else the system's message)."""
+    text = error.strerror or str(error)
+    if not zh:
+        return text
+    if isinstance(error, UnreadableInput):
+        return _ZH_REASONS.get(text, text)
+    import errno
+
+    name = errno.errorcode.get(error.errno) if error.errno is not None else None
+    return _ZH_ERRNO.get(name or "", text)
+
+
 def gather(paths: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
     """(files named one by one, the launch files of each directory argument).
 

@@ -88,5 +88,5 @@ def assumed_release(tag: str, paths: list[str]) -> Text:
 
 
 def note_label(lang: str) -> str:
-    """``note`` / ``注意`` before a note on stderr."""
-    return "注意" if lang.startswith("zh") else "note"
+    """``note: `` / ``注意：`` before a note on stderr."""
+    return "注意：" if lang.startswith("zh") else "note: "

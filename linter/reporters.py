@@ -98,7 +98,7 @@ def see_link(finding: Finding, kb: KnowledgeBase) -> str | None:
     source = first_source(finding, kb)
     if faq is None:
         return source
-    return source if source is not None and pinned_ref(source) in _wanted(kb, release) else faq
+    return source if source is not None and release and pinned_ref(source) in _wanted(kb, release) else faq
 
 
 def _wanted(kb: KnowledgeBase, release: str) -> set[tuple[str, str]]:

@@ -70,10 +70,12 @@ def inputs(tmp_path):
         "directives": [write_file(tmp_path, f"d{index}.sh", f"# qlint: {directive}\n" + SCRIPT) for index, directive in
                        enumerate(("hardwre=a2", "hardware=a9", "model=Foo-1B", "vllm-ascend=vX"))],
         "empty": str(tmp_path / "empty"),
+        "missing": str(tmp_path / "no-such-file.sh"),
     }
 
 
-@pytest.mark.parametrize("case", ["check", "unknown", "bad", "empty", "explain", "log", "config", "directives"])
+@pytest.mark.parametrize("case", ["check", "unknown", "bad", "empty", "explain", "log", "config", "directives",
+                                  "missing"])
 def test_lang_zh_output_has_no_english_sentence(inputs, case):
     zh = ["--lang", "zh"]
     args = {
@@ -85,15 +87,18 @@ def test_lang_zh_output_has_no_english_sentence(inputs, case):
         "log": ["explain", "--log", inputs["log"], *zh],
         "config": ["config", "--show", inputs["script"], *zh],
         "directives": [*inputs["directives"], *zh],
+        "missing": [inputs["missing"], inputs["script"], *zh],
     }[case]
     result = invoke(args)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert re.search(r"[\u3400-\u9fff]", result.output), result.output
     assert english_runs(result.output) == [], result.output
+    assert not re.search(r"(错误|注意|警告|提示): ", result.output), result.output  # a Chinese label takes "："
 
 
 def test_the_same_runs_in_english_are_caught(inputs):
     """The check sees real output: the English run of the same inputs is full of English sentences."""
     for args in ([inputs["script"], inputs["client"]], [inputs["bad"], inputs["binary"]], ["explain", "QL206"],
-                 ["explain", "--log", inputs["log"]], [inputs["unknown"]], [inputs["empty"]], inputs["directives"]):
+                 ["explain", "--log", inputs["log"]], [inputs["unknown"]], [inputs["empty"]], inputs["directives"],
+                 [inputs["missing"]]):
         assert english_runs(invoke([*args, "--lang", "en"]).output), args
