@@ -41,6 +41,9 @@ def entry() -> None:
     terminal's encoding cannot carry is written with backslash escapes instead of
     failing.
     """
+    from qlint import fastimport
+
+    fastimport.install()  # qlint's modules straight from their bytecode caches
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
