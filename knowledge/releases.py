@@ -434,7 +434,7 @@ class _KeyTables:
 LAYOUT_DIR = "layout"
 """``knowledge/data/layout/<vllm|ascend>-<name>.json``: the layout of each release data file, written by
 ``python -m qlint.knowledge.compiled`` with the compiled knowledge (a test checks they are current)."""
-LAYOUT_FORMAT = 3
+LAYOUT_FORMAT = 4
 _LAID_OUT = {"options": "name", "sub_configs": "option", "validations": "class", "additional_config.keys": "key"}
 """The lists whose records a layout places one by one, and the field that names each record."""
 
@@ -446,10 +446,15 @@ def _span(laid: dict[str, Any], at: int) -> tuple[int, int]:
     return int(spans[start:start + width]), int(spans[start + width:start + 2 * width])
 
 
+_SEPARATOR = " "
+"""What separates the names of a layout's string of names (``_joined``): a character JSON writes as itself,
+so that the string scans without escapes."""
+
+
 def _split(names: str | list[Any]) -> list[Any]:
     """The names ``_joined`` gave."""
     if isinstance(names, str):
-        return names.split("\n") if names else []
+        return names.split(_SEPARATOR) if names else []
     return names
 
 
@@ -486,7 +491,8 @@ class _Table:
         self._names_at: dict[str, Any] | None = None  # name -> the position of its record
         self._spans: Any = None
         if laid is not None:
-            self._names_at = {name: at for at, name in enumerate(_split(laid["labels"]))}
+            names = _split(laid["labels"])
+            self._names_at = dict(zip(names, range(len(names))))
             self._spans = laid
         self._made: dict[str, Any] = {}
         self._data, self._build = data, build

@@ -498,7 +498,7 @@ def test_layout_of_places_every_record():
     options = spans(layout["records"]["options"])
     assert json.loads(options["--a"])["aliases"] == ["-a"] and json.loads(options["--b\u00e9"])["name"] == "--b\u00e9"
     assert layout["records"]["validations"] == {"labels": "", "spans": "", "width": 1}
-    assert layout["spellings"] == "--a\n-a\n--b\u00e9\n--help\n-h" and layout["spelled"] == {"-a": "--a", "-h": "--help"}
+    assert layout["spellings"] == "--a -a --b\u00e9 --help -h" and layout["spelled"] == {"-a": "--a", "-h": "--help"}
     assert releases._split(layout["long_names"]) == ["--a", "--b\u00e9", "--help"]
     assert spans(layout["records"]["additional_config.keys"]) == {"k": b'{"key": "k"}'}
     start, end = layout["values"]["x"]
