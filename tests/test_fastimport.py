@@ -83,11 +83,15 @@ def test_optimised_runs_and_prefixed_caches(probe, tmp_path):
     assert prefixed["cached"] == prefixed["expected_cache"] and prefixed["cached"].startswith(str(tmp_path / "prefix"))
 
 
-@pytest.mark.parametrize("folder", ["/abs/pkg", "rel/pkg", "/a b/c"])
-@pytest.mark.parametrize("prefix", [None, "/tmp/pyc", "/tmp/pyc/"])
+@pytest.mark.parametrize("folder", ["/abs/pkg", "rel/pkg", "/a b/c", "/trailing/", "/double//slash", "."])
+@pytest.mark.parametrize("prefix", [None, "/tmp/pyc", "/tmp/pyc/", "rel-prefix"])
 def test_the_cache_path_is_the_import_systems(folder, prefix, monkeypatch):
+    import _frozen_importlib_external as external
+
     monkeypatch.setattr(sys, "pycache_prefix", prefix)
-    assert fastimport._cache(folder, "mod") == importlib.util.cache_from_source(os.path.join(folder, "mod.py"))
+    source = external._path_join(folder, "mod.py")  # how the import system's finder names the source
+    assert fastimport._join(folder, "mod.py") == source
+    assert fastimport._cache(folder, "mod") == importlib.util.cache_from_source(source)
 
 
 def test_other_names_and_packages_are_not_answered():
