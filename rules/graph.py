@@ -690,21 +690,31 @@ class RuleGraph:
         return findings
 
     def _run_step(self, step: _Step, scope: Scope) -> list[Finding]:
+        values = scope.values
         parent = scope.parent
+        shared = values if parent is None else parent.values  # where the script-scope facts are
         for facts, condition in step.gate:
             for needed in facts:  # a required fact that is unknown skips the rule
-                holder = parent if parent is not None and needed in _SCRIPT_FACTS else scope
-                value = holder.values.get(needed, _MISSING)
+                value = (shared if needed in _SCRIPT_FACTS else values).get(needed, _MISSING)
                 if value is UNKNOWN:
                     return []
-                if value is _MISSING:
-                    scope._allowed = step.allowed
-                    try:
-                        if holder._compute(needed) is None:
-                            return []
-                    finally:
-                        scope._allowed = None
-            if condition is not None and not _condition_holds(condition, scope, step.kind):
+                if value is _MISSING and (scope if parent is None or needed not in _SCRIPT_FACTS
+                                          else parent)._compute(needed) is None:
+                    return []
+            if condition is None:
+                continue
+            if len(condition) == 1:  # most conditions: one alternative, told here (no call per condition)
+                what, name, wanted = condition[0]
+                if what == "fact":  # required: computed by now (this gate entry or one before), and known
+                    held = (shared if name in _SCRIPT_FACTS else values)[name].value
+                    if not (held if wanted is None else held == wanted):
+                        return []  # the trigger fails
+                    continue
+                if what == "option" and step.kind == "serve":
+                    if name not in scope.command.options:  # type: ignore[union-attr]  # (a serve scope)
+                        return []
+                    continue
+            if not _condition_holds(condition, scope, step.kind):
                 return []  # the trigger fails
         if self._audit and step.trigger is not None and not _holds(step.trigger, scope, step.kind):
             self._audit_silent(step, scope)
