@@ -55,8 +55,9 @@ class InputError(Exception):
 
 
 _TEXTS: dict[bytes, tuple[list[int], bool, dict[tuple[int, int], Span] | None]] = {}
-"""Per text read last: its line starts, whether it is ASCII, and the spans asked of it so far (by byte range).
-The deployment pass reads a DP template once per local rank, the same bytes each time; spans are frozen."""
+"""Per text read last: its line starts, whether it is ASCII, and the spans asked of it so far (by byte range)
+once it is read again. The deployment pass reads a DP template once per local rank, the same bytes each
+time; spans are frozen. A text read once keeps no spans: its reading asks for a span twice in ~300 times."""
 _TEXT_CACHE_SIZE = 8
 _TEXT_CACHE_BYTES = 64 * 1024
 
@@ -75,12 +76,15 @@ class SourceText:
         known = _TEXTS.get(data) if kept else None
         if known is None:
             # with ASCII text a column is a byte count: no decoding per position
-            known = (line_starts(data), data.isascii(), {} if kept else None)
+            known = (line_starts(data), data.isascii(), None)
             if kept:
                 if len(_TEXTS) >= _TEXT_CACHE_SIZE:
                     _TEXTS.clear()
                 _TEXTS[data] = known
+        elif known[2] is None:  # read again: from now on its spans are kept
+            known = _TEXTS[data] = (known[0], known[1], {})
         self._line_starts, self._ascii = known[0], known[1]
+        self._again = known[2] is not None
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> "SourceText":
@@ -132,12 +136,14 @@ class SourceText:
         return row + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
     def span(self, start: int, end: int) -> Span:
-        known = _TEXTS.get(self.data)  # (looked up, not held: a text kept for a deployment keeps no table)
-        spans = known[2] if known is not None else None
-        if spans is not None:
-            found = spans.get((start, end))
-            if found is not None:
-                return found
+        spans = None
+        if self._again:  # a text read before (_TEXTS)
+            known = _TEXTS.get(self.data)  # (looked up, not held: a text kept for a deployment keeps no table)
+            spans = known[2] if known is not None else None
+            if spans is not None:
+                found = spans.get((start, end))
+                if found is not None:
+                    return found
         if not self._ascii:
             line, column = self.position(start)
             end_line, end_column = self.position(end)

@@ -134,3 +134,17 @@ def test_non_ascii_words_keep_their_text_and_spans():
     script = parse("vllm serve /models/模型 --served-model-name ‘名字’\n")
     values = words(script.commands[0])
     assert values[2] == "/models/模型" and values[4] == "‘名字’"
+
+
+def test_a_text_read_again_gives_the_same_spans_and_keeps_them_from_then_on():
+    from qlint.linter import source as source_module
+
+    data = b"#!/bin/bash\nvllm serve Qwen/Qwen3.6-27B \\\n  --port 8000\n# unique-to-this-test \xe4\xbd\xa0\n"
+    source_module._TEXTS.pop(data, None)
+    first = SourceText.from_bytes("a.sh", data)
+    assert source_module._TEXTS[data][2] is None  # read once: no table of spans
+    spans = [first.span(start, start + 4) for start in (0, 12, 46, len(data) - 8)]
+    again, third = SourceText.from_bytes("b.sh", data), SourceText.from_bytes("c.sh", data)
+    assert [again.span(start, start + 4) for start in (0, 12, 46, len(data) - 8)] == spans
+    assert spans[1].line == 2 and spans[2].line == 3 and spans[3].line == 4
+    assert third.span(12, 16) is again.span(12, 16)  # read again: kept, one frozen Span per range
