@@ -68,10 +68,28 @@ _SOURCES: dict[int, tuple[KnowledgeBase, dict[tuple, tuple[str, ...]]]] = {}
 def first_source(finding: Finding, kb: KnowledgeBase) -> str | None:
     """The first URL of ``finding_sources`` (the text report's ``see:`` link), found without building the
     list: the first citation pinned at the finding's release or its vLLM version, else the first citation
-    (``at_release``'s order; tests/test_reporters.py checks it against ``finding_sources``)."""
+    (``at_release``'s order; tests/test_reporters.py checks it against ``finding_sources``). Worked out once
+    per knowledge base, citations and release, as ``finding_sources``."""
     citations, release = finding.citations, finding.release
     if not citations:
         return None
+    held = _FIRST.get(id(kb))
+    if held is None or held[0] is not kb:  # the entry holds the knowledge base: no id reuse
+        held = _FIRST[id(kb)] = (kb, {})
+    try:
+        return held[1][(citations, release)]
+    except KeyError:
+        url = held[1][(citations, release)] = _first_source(citations, release, kb)
+        return url
+    except TypeError:  # citations given as a list: not kept
+        return _first_source(citations, release, kb)
+
+
+_FIRST: dict[int, tuple[KnowledgeBase, dict[tuple, str]]] = {}
+
+
+def _first_source(citations, release: str | None, kb: KnowledgeBase) -> str:
+    """``first_source`` of these citations at ``release`` (not kept)."""
     if not release:
         return citation_url(citations[0])
     wanted = _wanted(kb, release)
