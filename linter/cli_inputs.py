@@ -81,7 +81,7 @@ def gather(paths: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
     seen: set[str] = set()
 
     def first(path: str) -> bool:
-        key = os.path.realpath(path)
+        key = real_path(path)
         if key in seen:
             return False
         seen.add(key)
@@ -98,6 +98,28 @@ def gather(paths: tuple[str, ...]) -> tuple[list[str], list[list[str]]]:
         elif raw == "-" or first(raw):
             named.append(raw)
     return named, directories
+
+
+_FOLDERS: dict[object, str] = {}
+"""``os.path.realpath`` of the folders ``real_path`` has seen (by the folder as written: a relative one with
+the current folder)."""
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)``, the folder resolved once for all the files of a batch in it: a file that is
+    not a symlink is its folder's real path joined with its name (one ``lstat``, not one per component and
+    the joins between them: about half of what a 600-file batch did before it forks its workers)."""
+    folder, name = os.path.split(path)
+    if not name or name in (".", ".."):
+        return os.path.realpath(path)
+    key: object = folder if os.path.isabs(folder) else (os.getcwd(), folder)
+    real = _FOLDERS.get(key)
+    if real is None:
+        if len(_FOLDERS) >= 4096:
+            _FOLDERS.clear()
+        real = _FOLDERS[key] = os.path.realpath(folder)
+    joined = os.path.join(real, name)
+    return os.path.realpath(path) if os.path.islink(joined) else joined
 
 
 def deployments(paths: tuple[str, ...]) -> list[list[str]]:

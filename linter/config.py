@@ -82,7 +82,9 @@ def _absolute(path: Path) -> Path:
 def _resolved(path: str) -> str:
     """``os.fspath(_absolute(Path(path)))`` without pathlib (not imported on the check path): the path
     with symlinks resolved, or made absolute when it is a symlink loop."""
-    real = os.path.realpath(path)
+    from qlint.linter.cli_inputs import real_path  # (os.path.realpath, each folder resolved once)
+
+    real = real_path(path)
     try:
         os.stat(real)
     except OSError as error:

@@ -326,3 +326,22 @@ def test_fix_converges_on_both_prefix_caching_spellings_with_a_decode_connector(
     assert "enable_prefix_caching" not in once and "--enable-prefix-caching" not in once
     second = run(["--fix", str(path)])
     assert path.read_text() == once and "fixed" not in second.output, second.output
+
+
+def test_real_path_is_os_path_realpath(tmp_path, monkeypatch):
+    from qlint.linter.cli_inputs import real_path
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "run.sh").write_text("echo\n")
+    (tmp_path / "link").symlink_to(tmp_path / "a" / "b")
+    (tmp_path / "a" / "b" / "alias.sh").symlink_to(tmp_path / "a" / "b" / "run.sh")
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "a" / "up").symlink_to("..")
+    monkeypatch.chdir(tmp_path / "a")
+    paths = ["b/run.sh", "b/alias.sh", "../link/run.sh", "../link/../b/run.sh", "run.sh", "b/missing.sh",
+             "../loop1/x.sh", "../loop1", "b/./run.sh", "b/..", "b/", "up/b/run.sh", "up/up/a/b/run.sh",
+             str(tmp_path / "link" / "alias.sh"), str(tmp_path / "link" / ".." / "a" / "b" / "run.sh")]
+    for _ in range(2):  # the second time from the folders kept
+        assert [real_path(path) for path in paths] == [os.path.realpath(path) for path in paths]
+        monkeypatch.chdir(tmp_path / "a" / "b")  # relative folders are read from the current folder
