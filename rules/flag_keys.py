@@ -49,18 +49,26 @@ def _walk_keys(data: dict, prefix: str = ""):
 
 def _read_spelling(release, known: dict, written: str, version) -> str | None:
     """A key of the release's --additional-config close to ``written`` (a key neither the hand-kept table nor
-    the release's own reader knows): one the release reads, by its extracted reader or by the table's dates."""
+    the release's own reader knows, nor any other release's): one the release reads, by its extracted reader
+    (else by the table's dates)."""
     extracted = release.additional_config if release is not None else None
     if extracted is not None and written in extracted:
         return None  # read by this release, though the hand-kept table lacks it
-    names = set(extracted or ())
-    for key, spec in known.items():
-        if "." in key or (spec.removed_in and version >= parse_version(spec.removed_in)):
-            continue
-        if spec.added_in and version < parse_version(spec.added_in):
-            continue
-        names.add(key)
-    from qlint.rules.kit.spelling import close_matches  # only for a key nobody reads
+    from qlint.rules.kit.options import releases_reading  # only for a key this release does not read
+
+    if releases_reading(written):
+        return None  # a key of other releases (enable_sparse_c8, renamed at v0.23.0): not a misspelling
+    if extracted is not None:
+        names = set(extracted)  # what this release's reader reads
+    else:
+        names = set()
+        for key, spec in known.items():
+            if "." in key or (spec.removed_in and version >= parse_version(spec.removed_in)):
+                continue
+            if spec.added_in and version < parse_version(spec.added_in):
+                continue
+            names.add(key)
+    from qlint.rules.kit.spelling import close_matches
 
     found = close_matches(written, tuple(sorted(names)), n=1, cutoff=0.85)
     return found[0] if found else None

@@ -9,6 +9,7 @@ release, and the rules then fall back to the hand-kept tables.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from qlint.knowledge.base import MAIN, parse_version
 from qlint.knowledge.releases import Option as OptionFact
@@ -93,7 +94,8 @@ def versions_with(name: str) -> list[str]:
     return list(release_index().get("options", {}).get(name, ()))
 
 
-def releases_reading(key: str) -> list[str]:
+@lru_cache(maxsize=64)
+def releases_reading(key: str) -> tuple[str, ...]:
     """The vllm-ascend releases (of the data, in order; not main) whose extracted ascend_config.py reads the
     top-level ``--additional-config`` key ``key``. Reads every release's data: for messages, not checks."""
     from qlint.knowledge.releases import known_releases
@@ -103,7 +105,7 @@ def releases_reading(key: str) -> list[str]:
         release = facts_for(tag) if tag != "main" else None
         if release is not None and release.additional_config is not None and key in release.additional_config:
             reading.append(tag)
-    return reading
+    return tuple(reading)
 
 
 def ascend_tags_with_vllm() -> dict[str, str]:
