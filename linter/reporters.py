@@ -68,36 +68,46 @@ _SOURCES: dict[int, tuple[KnowledgeBase, dict[tuple, tuple[str, ...]]]] = {}
 def first_source(finding: Finding, kb: KnowledgeBase) -> str | None:
     """The first URL of ``finding_sources`` (the text report's ``see:`` link), found without building the
     list: the first citation pinned at the finding's release or its vLLM version, else the first citation
-    (``at_release``'s order; tests/test_reporters.py checks it against ``finding_sources``). Worked out once
-    per knowledge base, citations and release, as ``finding_sources``."""
-    citations, release = finding.citations, finding.release
+    (``at_release``'s order; tests/test_reporters.py checks it against ``finding_sources``)."""
+    citations = finding.citations
     if not citations:
         return None
-    held = _FIRST.get(id(kb))
+    return pinned_source(finding, kb) or citation_url(citations[0])
+
+
+def pinned_source(finding: Finding, kb: KnowledgeBase) -> str | None:
+    """The first of the finding's citations pinned at the release it was checked at or at the vLLM version
+    that release ships, or None. Worked out once per knowledge base, citations and release, as
+    ``finding_sources``."""
+    citations, release = finding.citations, finding.release
+    if not citations or not release:
+        return None
+    held = _PINNED.get(id(kb))
     if held is None or held[0] is not kb:  # the entry holds the knowledge base: no id reuse
-        held = _FIRST[id(kb)] = (kb, {})
+        held = _PINNED[id(kb)] = (kb, {})
     try:
         return held[1][(citations, release)]
     except KeyError:
-        url = held[1][(citations, release)] = _first_source(citations, release, kb)
+        url = held[1][(citations, release)] = _pinned(citations, release, kb)
         return url
     except TypeError:  # citations given as a list: not kept
-        return _first_source(citations, release, kb)
+        return _pinned(citations, release, kb)
 
 
-_FIRST: dict[int, tuple[KnowledgeBase, dict[tuple, str]]] = {}
+_PINNED: dict[int, tuple[KnowledgeBase, dict[tuple, str | None]]] = {}
 
 
-def _first_source(citations, release: str | None, kb: KnowledgeBase) -> str:
-    """``first_source`` of these citations at ``release`` (not kept)."""
-    if not release:
-        return citation_url(citations[0])
-    wanted = _wanted(kb, release)
+def _pinned(citations, release: str, kb: KnowledgeBase) -> str | None:
+    """``pinned_source`` of these citations at ``release`` (not kept)."""
+    vllm = paired_vllm(kb, release)
+    wanted = {("vllm-ascend", MAIN_COMMIT if release == "main" else release)}
+    if vllm:
+        wanted.add(("vllm", vllm if vllm.startswith("v") else f"v{vllm}"))
     for citation in citations:
         url = citation_url(citation)
         if pinned_ref(url) in wanted:
             return url
-    return citation_url(citations[0])
+    return None
 
 
 _FAQ_PAGES = "https://docs.vllm.ai/projects/ascend/en/"
@@ -106,26 +116,15 @@ _FAQ_PAGES = "https://docs.vllm.ai/projects/ascend/en/"
 def see_link(finding: Finding, kb: KnowledgeBase) -> str | None:
     """The text report's ``see:`` link: the rule's FAQ entry when it is an issue or the docs page of the release the
     finding was checked at, else a citation pinned at that release (or its vLLM version) when there is one, else the FAQ
-    page (of another release), else the first citation. A script at v0.18.0 is not sent to v0.23.0's FAQ
-    when the rule cites v0.18.0's own code."""
+    page (of another release); without a FAQ entry, the first citation. A script at v0.18.0 is not sent to
+    v0.23.0's FAQ when the rule cites v0.18.0's own code."""
     faq = faq_url(kb, finding.rule.faq)
-    release = finding.release
-    if faq is not None and (not release or not finding.citations or not faq.startswith(_FAQ_PAGES)
-                            or faq.startswith(f"{_FAQ_PAGES}{'latest' if release == 'main' else release}/")):
-        return faq  # (an issue or a page of no release is the same page at every release)
-    source = first_source(finding, kb)
     if faq is None:
-        return source
-    return source if source is not None and release and pinned_ref(source) in _wanted(kb, release) else faq
-
-
-def _wanted(kb: KnowledgeBase, release: str) -> set[tuple[str, str]]:
-    """The pins of a citation at ``release``: the vllm-ascend tag and the tag of the vLLM it ships."""
-    vllm = paired_vllm(kb, release)
-    wanted = {("vllm-ascend", MAIN_COMMIT if release == "main" else release)}
-    if vllm:
-        wanted.add(("vllm", vllm if vllm.startswith("v") else f"v{vllm}"))
-    return wanted
+        return first_source(finding, kb)
+    page = "latest" if finding.release == "main" else finding.release
+    if not faq.startswith(_FAQ_PAGES) or faq.startswith(f"{_FAQ_PAGES}{page}/"):
+        return faq  # (an issue or a page of no release is the same page at every release)
+    return pinned_source(finding, kb) or faq
 
 
 def finding_dict(finding: Finding, kb: KnowledgeBase, lang: str = "en") -> dict:
